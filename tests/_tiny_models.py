@@ -1,0 +1,90 @@
+"""A tiny, randomly initialised causal LM and a tokenizer trained here, for tests.
+
+Nothing is downloaded: the tokenizer is a byte-level BPE trained with the
+``tokenizers`` library on a small corpus of SVG and instruction text (the
+bundled Vector-Bench tasks plus the prompt templates), wrapped as a
+``PreTrainedTokenizerFast`` with a chat template; the model is a two-layer
+``LlamaForCausalLM`` with a 16-wide hidden state. Both are saved to a directory
+and loaded back through the real ``from_pretrained`` code path by the tests.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+SPECIAL_TOKENS = ["<|pad|>", "<|bos|>", "<|eos|>", "<|system|>", "<|user|>", "<|assistant|>"]
+
+# One turn per message, closed by <|eos|>; the generation prompt opens an assistant turn.
+CHAT_TEMPLATE = (
+    "{% for message in messages %}"
+    "<|{{ message['role'] }}|>{{ message['content'] }}<|eos|>"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+VOCAB_SIZE = 600
+
+
+def _corpus() -> list[str]:
+    from vector_gym.policies.templates import TEMPLATES
+    from vector_gym.tasks.vector_bench import load_vector_bench
+
+    texts: list[str] = []
+    for task in load_vector_bench():
+        texts += [task.instruction, task.source_svg, task.target_svg]
+    for template in TEMPLATES.values():
+        texts += [template.user, template.system or ""]
+    return texts
+
+
+def build_tiny_lm(directory: str | Path) -> Path:
+    """Train the tokenizer, build the model, save both to ``directory``.
+
+    Returns the directory. Takes about a second on one CPU core.
+    """
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+
+    backend = Tokenizer(models.BPE())
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    backend.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=VOCAB_SIZE,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    backend.train_from_iterator(_corpus(), trainer)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend,
+        bos_token="<|bos|>",
+        eos_token="<|eos|>",
+        pad_token="<|pad|>",
+        additional_special_tokens=["<|system|>", "<|user|>", "<|assistant|>"],
+    )
+    tokenizer.chat_template = CHAT_TEMPLATE
+    tokenizer.save_pretrained(directory)
+
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=16384,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        tie_word_embeddings=True,
+    )
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(config)
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    model.save_pretrained(directory)
+    return directory

@@ -1,0 +1,100 @@
+"""Chat templates follow each benchmark's prompting protocol (docs/protocols.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from vector_gym.errors import ConfigError
+from vector_gym.policies.templates import (
+    SVGEDITBENCH_V1,
+    SVGEDITBENCH_V2,
+    VECTOR_BENCH,
+    ChatTemplate,
+    build_messages,
+    select_template,
+    task_observation,
+)
+
+SVG = '<svg xmlns="http://www.w3.org/2000/svg"><style>a{fill:red}</style><rect id="r"/></svg>'
+
+
+def test_vector_bench_layout():
+    """protocols.md, Vector-Bench: system + 'Repair request:' / instruction / blank / 'Corrupted SVG:' / SVG."""
+    msgs = VECTOR_BENCH.messages({"instruction": "Fix the door.", "svg": SVG})
+    assert [m["role"] for m in msgs] == ["system", "user"]
+    assert msgs[1]["content"] == f"Repair request:\nFix the door.\n\nCorrupted SVG:\n{SVG}"
+    system = msgs[0]["content"]
+    # The four points of the published system message, in our words.
+    for phrase in ("repair", "exactly one complete, valid SVG document", "unchanged", "Markdown"):
+        assert phrase in system
+    assert "{" not in system
+
+
+def test_svgeditbench_v2_layout():
+    """protocols.md, SVGEditBench V2: one user message, source SVG in a ```svg fence, no system."""
+    msgs = SVGEDITBENCH_V2.messages({"instruction": "Make the rectangle blue.", "svg": SVG})
+    assert msgs == [
+        {
+            "role": "user",
+            "content": "The following is the SVG code representing an image. Make the rectangle blue. "
+            f"Only return the output SVG code.\n\n```svg\n{SVG}\n```",
+        }
+    ]
+
+
+def test_svgeditbench_v1_uses_stored_prompt():
+    """protocols.md, SVGEditBench v1: the stored prompt (a v1 task's instruction), unchanged, as one user message."""
+    from vector_gym.tasks.svgeditbench import load_svgeditbench_v1
+
+    task = load_svgeditbench_v1()[0]
+    obs = task_observation(task)
+    assert obs == {
+        "instruction": task.instruction,
+        "svg": task.source_svg,
+        "task_id": task.task_id,
+        "family": "svgeditbench-v1",
+    }
+    assert select_template(obs) is SVGEDITBENCH_V1
+    msgs = build_messages([obs])[0]
+    assert msgs == [{"role": "user", "content": task.instruction}]
+    assert msgs[0]["content"].startswith("The following code is the SVG code for the emoji")
+    assert f"```svg\n{task.source_svg}" in msgs[0]["content"]
+
+
+def test_svg_braces_are_not_format_fields():
+    # The CSS braces inside the SVG are inserted verbatim, never interpreted.
+    msgs = SVGEDITBENCH_V2.messages({"instruction": "{svg}", "svg": SVG})
+    assert "a{fill:red}" in msgs[0]["content"]
+    assert msgs[0]["content"].count(SVG) == 1
+    assert "{svg}" in msgs[0]["content"]
+
+
+def test_selection_by_family_and_overrides():
+    obs = [
+        {"family": "vector-bench", "instruction": "i", "svg": "<svg/>"},
+        {"family": "svgeditbench-v2", "instruction": "i", "svg": "<svg/>"},
+        {"family": "svgeditbench-v1", "instruction": "p", "svg": "<svg/>"},
+        {"instruction": "i", "svg": "<svg/>"},  # no family: Vector-Bench
+    ]
+    convs = build_messages(obs)
+    assert [len(c) for c in convs] == [2, 1, 1, 2]
+    assert convs[2] == [{"role": "user", "content": "p"}]
+    custom = dataclasses.replace(VECTOR_BENCH, system=None, name="mine")
+    assert select_template(obs[0], templates={"vector-bench": custom}) is custom
+    forced = ChatTemplate(name="forced", user="{task_id}: {instruction}")
+    assert build_messages(
+        [{"instruction": "x", "task_id": "t1", "family": "svgeditbench-v1"}], forced
+    ) == [[{"role": "user", "content": "t1: x"}]]
+
+
+def test_errors_name_what_was_expected():
+    with pytest.raises(ConfigError, match="no chat template for family 'nope'"):
+        select_template({"family": "nope"})
+    with pytest.raises(ConfigError, match="expects observation key 'svg'"):
+        VECTOR_BENCH.messages({"instruction": "i"})
+    with pytest.raises(ConfigError, match="expected fields among"):
+        ChatTemplate(name="bad", user="{source}")
+    with pytest.raises(ConfigError, match="invalid format string"):
+        ChatTemplate(name="bad", user="{instruction")

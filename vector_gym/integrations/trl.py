@@ -1,0 +1,400 @@
+"""TRL hooks: specification-reward functions for ``GRPOTrainer`` and a dataset builder.
+
+Layer 6. No scoring logic lives here: every number comes from
+:func:`vector_gym.rewards.spec.score_many` (batched, optionally over a process
+pool). ``trl`` itself is never imported; ``datasets`` only by :func:`build_dataset`.
+
+Calling convention (trl 1.16, ``GRPOTrainer._calculate_rewards``): a reward
+function is called with keyword arguments ``prompts``, ``completions``,
+``completion_ids``, every other dataset column as a list (here ``task_id``),
+plus ``trainer_state``, ``log_extra`` and ``log_metric``; it returns one
+``float | None`` per completion, ``None`` meaning "not mine" (the trainer turns
+it into NaN and leaves it out of that row's weighted sum). Completions are
+strings (standard format) or ``[{"role": "assistant", "content": ...}]``
+(conversational format); both are accepted.
+
+Examples
+--------
+>>> from vector_gym.tasks.vector_bench import load_vector_bench
+>>> tasks = load_vector_bench()
+>>> spec = spec_reward_func(tasks)
+>>> progress = repair_progress_reward_func(tasks)
+>>> spec.__name__, progress.__name__
+('spec_reward', 'repair_progress')
+>>> spec(completions=[tasks[0].target_svg, "no svg here", "x"], task_id=["sv_001", "sv_001", "elsewhere"])
+[1.0, 0.0, None]
+
+With TRL (see ``examples/train_grpo.py``)::
+
+    trainer = GRPOTrainer(model=..., reward_funcs=[spec, progress],
+                          args=GRPOConfig(reward_weights=[1.0, 0.5], ...),
+                          train_dataset=build_dataset(tasks))
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from vector_gym.errors import ConfigError
+from vector_gym.policies.templates import ChatTemplate, build_messages, task_observation
+from vector_gym.tasks.task import Task
+
+__all__ = [
+    "SpecReportReward",
+    "spec_reward_func",
+    "repair_progress_reward_func",
+    "completion_text",
+    "build_dataset",
+    "REPORT_FIELDS",
+]
+
+REPORT_FIELDS: tuple[str, ...] = (
+    "reward",
+    "repair_progress",
+    "edit_completion",
+    "preservation",
+    "source_preservation",
+)
+"""``SpecReport`` fields a reward function may return (all in [0, 1], spec-reward.md §11)."""
+
+_GATES: tuple[str, ...] = (
+    "validity_pass",
+    "repair_pass",
+    "preservation_pass",
+    "specification_pass",
+    "near_pass",
+)
+
+# Reports shared between reward functions of one process: a spec reward and a
+# dense reward over the same batch score each (task, completion) pair once.
+_CACHE_SIZE = 8192
+_cache: OrderedDict[tuple[str, str, bool, str], Any] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _tasks_of(source: Any) -> list[Task]:
+    """Tasks of a task sequence, an env (``.tasks``) or a wrapped env (``.unwrapped.tasks``)."""
+    for obj in (source, getattr(source, "unwrapped", None)):
+        tasks = getattr(obj, "tasks", None)
+        if tasks is not None and not callable(tasks):
+            return list(tasks)
+    if isinstance(source, Iterable) and not isinstance(source, str | bytes | Mapping):
+        tasks = list(source)
+        if all(isinstance(t, Task) for t in tasks):
+            return tasks
+    raise ConfigError(
+        f"expected a sequence of Task or an env with .tasks, got {type(source).__name__}"
+    )
+
+
+def completion_text(completion: Any) -> str:
+    """Return the text of one completion in TRL's standard or conversational format.
+
+    Parameters
+    ----------
+    completion : str or list of dict or dict
+        ``"..."``, ``[{"role": "assistant", "content": "..."}]`` (the assistant
+        contents are joined) or one message dict. Anything else gives ``""``,
+        which scores 0 (no SVG found) rather than raising.
+
+    Examples
+    --------
+    >>> completion_text("<svg/>")
+    '<svg/>'
+    >>> completion_text([{"role": "assistant", "content": "<svg/>"}])
+    '<svg/>'
+    >>> completion_text(None)
+    ''
+    """
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Mapping):
+        content = completion.get("content")
+        return content if isinstance(content, str) else ""
+    if isinstance(completion, Sequence):
+        parts = [
+            m.get("content")
+            for m in completion
+            if isinstance(m, Mapping) and m.get("role", "assistant") == "assistant"
+        ]
+        return "".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
+class SpecReportReward:
+    """A picklable GRPO reward function: one ``SpecReport`` field per completion.
+
+    Build it with :func:`spec_reward_func` (binary specification reward) or
+    :func:`repair_progress_reward_func` (dense progress). Instances are plain
+    callable objects (no closures), so they pickle into spawned workers; the
+    ``__name__`` attribute names TRL's ``rewards/<name>/mean`` metrics.
+
+    Parameters
+    ----------
+    tasks : sequence of Task or env
+        The corpus this function scores; a ``task_id`` outside it gets None.
+    field : str
+        The report field returned, one of :data:`REPORT_FIELDS`.
+    name : str
+        ``__name__`` of the instance.
+    parity : bool
+        Score in parity mode (reference defects reproduced).
+    processes : int, optional
+        Worker processes for :func:`~vector_gym.rewards.spec.score_many`
+        (None: its default).
+    log_diagnostics : bool
+        Send ``failure_reasons``, ``detail`` and the gate flags through
+        ``log_extra`` and gate pass rates through ``log_metric`` (when the
+        trainer provides them).
+
+    Raises
+    ------
+    ConfigError
+        Unknown ``field``, or ``tasks`` is not a task source.
+    """
+
+    def __init__(
+        self,
+        tasks: Any,
+        *,
+        field: str = "reward",
+        name: str = "spec_reward",
+        parity: bool = False,
+        processes: int | None = None,
+        log_diagnostics: bool = True,
+    ) -> None:
+        if field not in REPORT_FIELDS:
+            raise ConfigError(f"field: expected one of {REPORT_FIELDS}, got {field!r}")
+        task_list = _tasks_of(tasks)
+        self.tasks: dict[str, Task] = {t.task_id: t for t in task_list}
+        self._hashes: dict[str, str] = {t.task_id: t.integrity_hash for t in task_list}
+        self.field = field
+        self.__name__ = name
+        self.parity = bool(parity)
+        self.processes = processes
+        self.log_diagnostics = bool(log_diagnostics)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.__name__!r}, field={self.field!r}, tasks={len(self.tasks)})"
+
+    def __call__(
+        self,
+        prompts: Sequence[Any] | None = None,
+        completions: Sequence[Any] | None = None,
+        completion_ids: Sequence[Any] | None = None,
+        task_id: Sequence[str] | None = None,
+        log_extra: Callable[[str, list], None] | None = None,
+        log_metric: Callable[[str, float], None] | None = None,
+        **kwargs: Any,
+    ) -> list[float | None]:
+        """Score a batch of completions.
+
+        Parameters
+        ----------
+        prompts, completion_ids
+            Unused (accepted because the trainer passes them).
+        completions : sequence
+            B completions, standard (str) or conversational (list of messages).
+        task_id : sequence of str
+            B task ids (the dataset column of :func:`build_dataset`).
+        log_extra, log_metric : callable, optional
+            The trainer's loggers; None when called directly.
+        **kwargs
+            Other dataset columns, ``trainer_state`` and arguments that newer
+            TRL releases add: accepted and ignored, so they never break a run.
+
+        Returns
+        -------
+        list of float or None
+            Length B; None for a task id outside this function's corpus.
+
+        Raises
+        ------
+        ConfigError
+            ``completions`` or ``task_id`` missing, or their lengths differ.
+        """
+        if completions is None or task_id is None:
+            raise ConfigError(
+                "expected keyword arguments completions= and task_id= (a dataset column); "
+                f"got completions={completions is not None}, task_id={task_id is not None}"
+            )
+        if len(completions) != len(task_id):
+            raise ConfigError(
+                f"expected one task_id per completion, got {len(task_id)} for {len(completions)}"
+            )
+        texts = [completion_text(c) for c in completions]
+        mine = [i for i, tid in enumerate(task_id) if tid in self.tasks]
+        reports = self._reports([task_id[i] for i in mine], [texts[i] for i in mine])
+        by_index = dict(zip(mine, reports, strict=True))
+        rewards: list[float | None] = []
+        for i in range(len(texts)):
+            report = by_index.get(i)
+            rewards.append(None if report is None else float(getattr(report, self.field)))
+        if self.log_diagnostics:
+            self._log(by_index, len(texts), log_extra, log_metric)
+        return rewards
+
+    def _reports(self, task_ids: list[str], texts: list[str]) -> list[Any]:
+        """SpecReports for (task id, response) pairs: cached, de-duplicated, one score_many call."""
+        keys = [
+            (tid, self._hashes[tid], self.parity, text)
+            for tid, text in zip(task_ids, texts, strict=True)
+        ]
+        found: dict[tuple[str, str, bool, str], Any] = {}
+        with _cache_lock:
+            for key in keys:
+                if key in _cache:
+                    _cache.move_to_end(key)
+                    found[key] = _cache[key]
+        todo = list(dict.fromkeys(k for k in keys if k not in found))
+        if todo:
+            from vector_gym.rewards.spec import score_many
+
+            scored = score_many(
+                [self.tasks[k[0]] for k in todo],
+                [k[3] for k in todo],
+                parity=self.parity,
+                processes=self.processes,
+                responses=True,
+            )
+            with _cache_lock:
+                for key, report in zip(todo, scored, strict=True):
+                    found[key] = report
+                    _cache[key] = report
+                while len(_cache) > _CACHE_SIZE:
+                    _cache.popitem(last=False)
+        return [found[k] for k in keys]
+
+    def _log(
+        self,
+        by_index: dict[int, Any],
+        size: int,
+        log_extra: Callable[[str, list], None] | None,
+        log_metric: Callable[[str, float], None] | None,
+    ) -> None:
+        prefix = self.__name__
+        if log_extra is not None:
+            rows = [by_index.get(i) for i in range(size)]
+            log_extra(
+                f"{prefix}/failure_reasons",
+                [None if r is None else ",".join(r.failure_reasons) for r in rows],
+            )
+            log_extra(f"{prefix}/detail", [None if r is None else ",".join(r.detail) for r in rows])
+            for gate in _GATES:
+                log_extra(
+                    f"{prefix}/{gate}",
+                    [None if r is None else bool(getattr(r, gate)) for r in rows],
+                )
+        if log_metric is not None and by_index:
+            reports = list(by_index.values())
+            for gate in _GATES:
+                log_metric(
+                    f"{prefix}/{gate}_rate",
+                    sum(bool(getattr(r, gate)) for r in reports) / len(reports),
+                )
+
+
+def spec_reward_func(
+    tasks: Any, *, parity: bool = False, processes: int | None = None, log_diagnostics: bool = True
+) -> SpecReportReward:
+    """Return the binary specification reward (1 when all three gates pass, else 0).
+
+    Parameters
+    ----------
+    tasks : sequence of Task or env
+        The corpus scored (Vector-Bench, RepairGen); other task ids get None.
+    parity : bool
+        Parity mode (reference defects reproduced).
+    processes : int, optional
+        Worker processes for scoring.
+    log_diagnostics : bool
+        Log failure reasons and gate flags/rates through the trainer.
+
+    Returns
+    -------
+    SpecReportReward
+        ``__name__ == "spec_reward"``; returns ``SpecReport.reward``.
+
+    References
+    ----------
+    spec-reward.md §11 (specification reward and its gates).
+    """
+    return SpecReportReward(
+        tasks,
+        field="reward",
+        name="spec_reward",
+        parity=parity,
+        processes=processes,
+        log_diagnostics=log_diagnostics,
+    )
+
+
+def repair_progress_reward_func(
+    tasks: Any, *, parity: bool = False, processes: int | None = None, log_diagnostics: bool = False
+) -> SpecReportReward:
+    """Return the dense repair-progress reward (``SpecReport.repair_progress`` in [0, 1]).
+
+    Mix it with :func:`spec_reward_func` through ``GRPOConfig.reward_weights``.
+    Diagnostics are off by default (the spec reward logs the same reports).
+
+    Returns
+    -------
+    SpecReportReward
+        ``__name__ == "repair_progress"``.
+
+    References
+    ----------
+    spec-reward.md §11 (repair progress).
+    """
+    return SpecReportReward(
+        tasks,
+        field="repair_progress",
+        name="repair_progress",
+        parity=parity,
+        processes=processes,
+        log_diagnostics=log_diagnostics,
+    )
+
+
+def build_dataset(
+    tasks: Any,
+    *,
+    template: ChatTemplate | None = None,
+    templates: Mapping[str, ChatTemplate] | None = None,
+) -> Any:
+    """Turn tasks (or an env's tasks) into a TRL prompt dataset.
+
+    Parameters
+    ----------
+    tasks : sequence of Task or env
+    template, templates
+        Chat template choice (default: each task family's protocol), see
+        :func:`vector_gym.policies.templates.select_template`.
+
+    Returns
+    -------
+    datasets.Dataset
+        One row per task, in order, with columns ``prompt`` (conversational:
+        a list of ``{"role", "content"}`` messages), ``task_id`` and ``family``.
+        Never the target SVG, E or U.
+
+    Raises
+    ------
+    ConfigError
+        ``tasks`` is not a task source, or a template cannot render a task.
+    """
+    from datasets import Dataset
+
+    task_list = _tasks_of(tasks)
+    observations = [task_observation(t) for t in task_list]
+    prompts = build_messages(observations, template, templates)
+    return Dataset.from_dict(
+        {
+            "prompt": prompts,
+            "task_id": [t.task_id for t in task_list],
+            "family": [o["family"] for o in observations],
+        }
+    )

@@ -1,0 +1,421 @@
+"""A policy that calls any OpenAI-compatible ``/v1/chat/completions`` server.
+
+Layer 5. Works with ``vllm serve``, SGLang, llama.cpp's server, hosted APIs and
+anything else that speaks the chat-completions format. Standard library only
+(``urllib``): requests run on a bounded thread pool (network I/O releases the
+GIL), failed requests are retried against the same model with capped
+exponential backoff and full jitter, honouring ``Retry-After``.
+
+Retry policy
+------------
+* HTTP 429, any 5xx, a connection error, a timeout or an unreadable body:
+  retried up to ``max_retries`` times, then recorded as a completion with
+  ``finish_reason "error"`` (the rollout goes on).
+* HTTP 401, 403, 404: raised at once as :class:`~vector_gym.errors.ConfigError`
+  (wrong key, URL or model name: every other request would fail the same way).
+* Any other 4xx (a prompt over the context window, ...): not retried, recorded
+  as a ``finish_reason "error"`` completion.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import logging
+import os
+import random
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from vector_gym.errors import ConfigError
+from vector_gym.policies.base import Completion
+from vector_gym.policies.templates import ChatTemplate, build_messages
+
+__all__ = ["OpenAICompatiblePolicy", "RequestStats", "make_openai_policy"]
+
+log = logging.getLogger(__name__)
+
+_FATAL_STATUS = frozenset({401, 403, 404})
+
+
+@dataclass
+class RequestStats:
+    """Counters over the life of a policy (thread-safe updates).
+
+    Attributes
+    ----------
+    requests : int
+        HTTP requests sent, retries included.
+    retries : int
+        Requests that were retries of a failed one.
+    status_counts : dict of int to int
+        HTTP status -> count (0 for connection errors and timeouts).
+    failed : int
+        Completions recorded with ``finish_reason "error"``.
+    """
+
+    requests: int = 0
+    retries: int = 0
+    failed: int = 0
+    status_counts: dict[int, int] = field(default_factory=dict)
+
+
+class _RetryableError(Exception):
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class _PermanentError(Exception):
+    pass
+
+
+def _parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date).
+
+    Examples
+    --------
+    >>> _parse_retry_after("3")
+    3.0
+    >>> _parse_retry_after(None) is None
+    True
+    >>> _parse_retry_after("soon") is None
+    True
+    """
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+class OpenAICompatiblePolicy:
+    """Generate answers through an OpenAI-compatible chat-completions endpoint.
+
+    Parameters
+    ----------
+    model : str
+        The served model name sent in every request (never changed on retry).
+    base_url : str
+        Server root including ``/v1``, e.g. ``"http://127.0.0.1:8000/v1"``.
+    api_key : str, optional
+        Bearer token. Default: the environment variable ``api_key_env``; no
+        ``Authorization`` header when neither is set (local servers).
+    api_key_env : str
+        Environment variable read for the key, default ``"OPENAI_API_KEY"``.
+    max_tokens : int, optional
+        ``max_tokens`` per completion; None leaves the server's default.
+    temperature, top_p : float, optional
+        Sampling settings; None leaves the server's defaults (the Vector-Bench
+        protocol sets no temperature).
+    seed : int, optional
+        Base seed. Completion j of observation i in call k is requested with
+        ``seed + (offset_k + i) * n + j``, so seeds never repeat across a run.
+    max_concurrency : int
+        Requests in flight at once (>= 1).
+    max_retries : int
+        Retries per request after the first attempt (>= 0).
+    timeout_s : float
+        Socket timeout per request, seconds.
+    backoff_base_s, backoff_max_s : float
+        Retry k waits ``uniform(0, min(backoff_max_s, backoff_base_s * 2**k))``
+        seconds (full jitter), or the server's ``Retry-After`` when it sends
+        one (capped at ``retry_after_max_s``).
+    retry_after_max_s : float
+        Longest ``Retry-After`` honoured, seconds.
+    native_n : bool
+        False (default): one request per completion, so usage is exact per
+        completion and servers without ``n`` support work. True: one request
+        with ``"n": n`` per observation (prompt sent once); per-completion
+        ``completion_tokens`` is then None when several choices share a usage.
+    template, templates
+        Chat template choice, see :func:`vector_gym.policies.templates.select_template`.
+    extra_body : mapping, optional
+        Extra JSON fields merged into every request body (``top_k``, ...).
+    name : str, optional
+        Label for rollouts; default ``"openai:<model>"``.
+    sleep : callable, optional
+        Replaces :func:`time.sleep` for backoff waits (tests).
+
+    Attributes
+    ----------
+    stats : RequestStats
+        Requests, retries, statuses and failures so far.
+
+    Raises
+    ------
+    ConfigError
+        For out-of-range arguments; from :meth:`generate` on HTTP 401/403/404.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str = "http://127.0.0.1:8000/v1",
+        *,
+        api_key: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        top_p: float | None = None,
+        seed: int | None = None,
+        max_concurrency: int = 8,
+        max_retries: int = 6,
+        timeout_s: float = 600.0,
+        backoff_base_s: float = 1.0,
+        backoff_max_s: float = 60.0,
+        retry_after_max_s: float = 300.0,
+        native_n: bool = False,
+        template: ChatTemplate | None = None,
+        templates: Mapping[str, ChatTemplate] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        name: str | None = None,
+        sleep: Callable[[float], None] | None = None,
+    ) -> None:
+        if not model:
+            raise ConfigError("model: expected a served model name, got an empty string")
+        if int(max_concurrency) < 1:
+            raise ConfigError(f"max_concurrency: expected >= 1, got {max_concurrency}")
+        if int(max_retries) < 0:
+            raise ConfigError(f"max_retries: expected >= 0, got {max_retries}")
+        if max_tokens is not None and int(max_tokens) < 1:
+            raise ConfigError(f"max_tokens: expected >= 1 or None, got {max_tokens}")
+        if timeout_s <= 0:
+            raise ConfigError(f"timeout_s: expected > 0, got {timeout_s}")
+        self.model = model
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.api_key = api_key if api_key is not None else os.environ.get(api_key_env)
+        self.max_tokens = None if max_tokens is None else int(max_tokens)
+        self.temperature = temperature
+        self.top_p = top_p
+        self.seed = seed
+        self.max_concurrency = int(max_concurrency)
+        self.max_retries = int(max_retries)
+        self.timeout_s = float(timeout_s)
+        self.backoff_base_s = float(backoff_base_s)
+        self.backoff_max_s = float(backoff_max_s)
+        self.retry_after_max_s = float(retry_after_max_s)
+        self.native_n = bool(native_n)
+        self.template = template
+        self.templates = templates
+        self.extra_body = dict(extra_body or {})
+        self.name = name or f"openai:{model}"
+        self.stats = RequestStats()
+        self._sleep = sleep or time.sleep
+        self._lock = threading.Lock()
+        self._rng = random.Random(seed)
+        self._seed_offset = 0
+
+    # -- public API -------------------------------------------------------------------------
+
+    def generate(
+        self, observations: Sequence[Mapping[str, Any]], n: int = 1
+    ) -> list[list[Completion]]:
+        """Answer each observation with ``n`` completions.
+
+        Parameters
+        ----------
+        observations : sequence of mapping
+            Length B; see :mod:`vector_gym.policies.templates` for the keys.
+        n : int
+            Completions per observation (>= 1).
+
+        Returns
+        -------
+        list of list of Completion
+            Shape (B, n), input order, with the server's ``usage`` token
+            counts and ``finish_reason`` (``"stop"``, ``"length"`` ...), or
+            ``finish_reason "error"`` and empty text for a request that failed
+            after its retries.
+
+        Raises
+        ------
+        ConfigError
+            On HTTP 401, 403 or 404.
+        """
+        if n < 1:
+            raise ConfigError(f"n: expected >= 1, got {n}")
+        conversations = build_messages(observations, self.template, self.templates)
+        with self._lock:
+            offset = self._seed_offset
+            self._seed_offset += len(conversations)
+        jobs: list[tuple[int, int, int]] = []  # (observation, first completion index, count)
+        for i in range(len(conversations)):
+            if self.native_n:
+                jobs.append((i, 0, n))
+            else:
+                jobs.extend((i, j, 1) for j in range(n))
+        out: list[list[Completion | None]] = [[None] * n for _ in conversations]
+
+        def run(job: tuple[int, int, int]) -> None:
+            i, j0, count = job
+            seed = None if self.seed is None else self.seed + (offset + i) * n + j0
+            results = self._complete(conversations[i], count, seed)
+            for k, completion in enumerate(results):
+                out[i][j0 + k] = completion
+
+        with ThreadPoolExecutor(
+            max_workers=self.max_concurrency, thread_name_prefix="vg-openai"
+        ) as pool:
+            for future in [pool.submit(run, job) for job in jobs]:
+                future.result()  # re-raises ConfigError
+        return [list(row) for row in out]  # type: ignore[arg-type]
+
+    # -- one logical request ---------------------------------------------------------------
+
+    def _complete(
+        self, messages: list[dict[str, str]], count: int, seed: int | None
+    ) -> list[Completion]:
+        """Return ``count`` completions for one conversation, asking again for missing choices."""
+        got: list[Completion] = []
+        attempts_left = count  # a server that ignores "n" answers one choice per request
+        while len(got) < count and attempts_left > 0:
+            attempts_left -= 1
+            want = count - len(got)
+            try:
+                body = self._post_with_retries(self._body(messages, want, seed))
+            except _PermanentError as exc:
+                log.warning("request failed without retry: %s", exc)
+                return got + self._errors(count - len(got))
+            except _RetryableError as exc:
+                log.warning("request failed after %d retries: %s", self.max_retries, exc)
+                return got + self._errors(count - len(got))
+            got.extend(self._parse(body, want))
+            if seed is not None:
+                seed += want
+        return got + self._errors(count - len(got))
+
+    def _errors(self, k: int) -> list[Completion]:
+        if k > 0:
+            with self._lock:
+                self.stats.failed += k
+        return [Completion(text="", finish_reason="error") for _ in range(k)]
+
+    def _body(self, messages: list[dict[str, str]], n: int, seed: int | None) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        if n != 1:
+            body["n"] = n
+        for key, value in (
+            ("max_tokens", self.max_tokens),
+            ("temperature", self.temperature),
+            ("top_p", self.top_p),
+            ("seed", seed),
+        ):
+            if value is not None:
+                body[key] = value
+        body.update(self.extra_body)
+        return body
+
+    @staticmethod
+    def _parse(body: Mapping[str, Any], want: int) -> list[Completion]:
+        choices = sorted(body.get("choices") or [], key=lambda c: c.get("index", 0))[:want]
+        usage = body.get("usage") or {}
+        prompt_tokens = usage.get("prompt_tokens")
+        completion_tokens = usage.get("completion_tokens") if len(choices) == 1 else None
+        out = []
+        for choice in choices:
+            message = choice.get("message") or {}
+            out.append(
+                Completion(
+                    text=message.get("content") or "",
+                    prompt_tokens=prompt_tokens if isinstance(prompt_tokens, int) else None,
+                    completion_tokens=completion_tokens
+                    if isinstance(completion_tokens, int)
+                    else None,
+                    finish_reason=choice.get("finish_reason"),
+                )
+            )
+        return out
+
+    # -- HTTP ------------------------------------------------------------------------------
+
+    def _post_with_retries(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        data = json.dumps(body).encode("utf-8")
+        for attempt in range(self.max_retries + 1):
+            if attempt:
+                with self._lock:
+                    self.stats.retries += 1
+            try:
+                return self._post_once(data)
+            except _RetryableError as exc:
+                if attempt == self.max_retries:
+                    raise
+                if exc.retry_after is not None:
+                    delay = min(exc.retry_after, self.retry_after_max_s)
+                else:
+                    with self._lock:
+                        jitter = self._rng.random()
+                    delay = jitter * min(self.backoff_max_s, self.backoff_base_s * 2**attempt)
+                log.info("retrying in %.2fs after: %s", delay, exc)
+                self._sleep(delay)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _post_once(self, data: bytes) -> dict[str, Any]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
+        status = 0
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                status = response.status
+                raw = response.read()
+        except urllib.error.HTTPError as exc:
+            status = exc.code
+            self._count(status)
+            detail = exc.read(2000).decode("utf-8", "replace")
+            exc.close()
+            message = f"HTTP {status} from {self.url}: {detail}"
+            if status in _FATAL_STATUS:
+                raise ConfigError(f"{message} (check base_url, model name and API key)") from None
+            if status == 429 or status >= 500:
+                raise _RetryableError(
+                    message, _parse_retry_after(exc.headers.get("Retry-After"))
+                ) from None
+            raise _PermanentError(message) from None
+        except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
+            self._count(0)
+            raise _RetryableError(f"{type(exc).__name__} for {self.url}: {exc}") from None
+        self._count(status)
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            raise _RetryableError(f"unreadable JSON body from {self.url}") from None
+        if not isinstance(parsed, dict) or not isinstance(parsed.get("choices"), list):
+            raise _RetryableError(
+                f"expected a chat.completion object from {self.url}, got {raw[:200]!r}"
+            )
+        return parsed
+
+    def _count(self, status: int) -> None:
+        with self._lock:
+            self.stats.requests += 1
+            self.stats.status_counts[status] = self.stats.status_counts.get(status, 0) + 1
+
+
+def make_openai_policy(
+    arg: str | None, tasks: Sequence[Any] = (), **options: Any
+) -> OpenAICompatiblePolicy:
+    """Registry factory for ``--policy openai:MODEL --base-url URL``.
+
+    ``options`` are :class:`OpenAICompatiblePolicy` keyword arguments
+    (``base_url``, ``max_tokens``, ``temperature``, ``seed`` ...); ``tasks`` is ignored.
+    """
+    if not arg:
+        raise ConfigError("policy 'openai' expects a served model name: openai:MODEL")
+    return OpenAICompatiblePolicy(arg, **options)

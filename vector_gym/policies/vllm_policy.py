@@ -1,0 +1,204 @@
+"""A policy backed by vLLM's offline engine (``vllm.LLM``): the fast path on a GPU.
+
+Layer 5. Install with ``pip install "vector-gym[vllm]"`` on a CUDA machine;
+``vllm`` is imported when the policy is built, never at module import. One
+:meth:`VLLMPolicy.generate` call is one ``LLM.chat`` call over the whole batch,
+with one ``SamplingParams`` per conversation: ``n`` completions (a whole GRPO
+group) come from the same request and share its prefix cache.
+
+vLLM API relied on (checked by ``tests/policies/test_vllm_contract.py``):
+``LLM(model, **engine_kwargs)``; ``LLM.chat(messages: list[list[dict]],
+sampling_params: SamplingParams | list[SamplingParams], use_tqdm=...,
+chat_template=...)`` returning ``list[RequestOutput]`` in input order, a list of
+sampling params being paired one by one with the conversations;
+``SamplingParams(n, temperature, top_p, max_tokens, seed)``;
+``RequestOutput.prompt_token_ids`` and ``.outputs: list[CompletionOutput]``;
+``CompletionOutput.text``, ``.token_ids`` and ``.finish_reason`` (``"stop"`` or
+``"length"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from vector_gym.errors import ConfigError
+from vector_gym.policies.base import Completion
+from vector_gym.policies.templates import ChatTemplate, build_messages
+
+__all__ = ["VLLMPolicy", "make_vllm_policy"]
+
+
+class VLLMPolicy:
+    """Generate answers with a vLLM offline engine.
+
+    Parameters
+    ----------
+    model : str
+        Hub id or local path, passed to ``vllm.LLM(model=...)``.
+    max_tokens : int
+        Token budget per completion. Always sent: vLLM's own default is 16
+        tokens, far too short for an SVG. A completion that reaches it has
+        ``finish_reason "length"`` (truncated).
+    temperature, top_p : float, optional
+        Sampling settings; None keeps vLLM's defaults (the model's generation
+        config when it has one, else temperature 1, top_p 1).
+    seed : int
+        Base seed. Request i of call k gets seed ``seed + (offset_k + i) * n``,
+        where ``offset_k`` counts the requests of earlier calls: seeds are at
+        least ``n`` apart, so the n-sample groups of different requests never
+        share random streams, and no seed repeats within a policy's life.
+    template, templates
+        Chat template choice, see :func:`vector_gym.policies.templates.select_template`.
+    chat_template : str, optional
+        A Jinja chat template overriding the tokenizer's (``LLM.chat``'s
+        ``chat_template``).
+    use_tqdm : bool
+        Show vLLM's own progress bar.
+    llm : object, optional
+        An already built ``vllm.LLM`` (then ``engine_kwargs`` must be empty).
+    sampling_params_cls : type, optional
+        Replaces ``vllm.SamplingParams`` (tests; subclasses).
+    name : str, optional
+        Label for rollouts; default ``"vllm:<model>"``.
+    **engine_kwargs
+        Passed through to ``vllm.LLM``: ``tensor_parallel_size``,
+        ``gpu_memory_utilization``, ``max_model_len``, ``dtype``,
+        ``enable_prefix_caching`` ...
+
+    Raises
+    ------
+    ConfigError
+        For out-of-range arguments, or when vLLM is not installed.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        max_tokens: int = 8192,
+        temperature: float | None = None,
+        top_p: float | None = None,
+        seed: int = 0,
+        template: ChatTemplate | None = None,
+        templates: Mapping[str, ChatTemplate] | None = None,
+        chat_template: str | None = None,
+        use_tqdm: bool = False,
+        llm: Any = None,
+        sampling_params_cls: type | None = None,
+        name: str | None = None,
+        **engine_kwargs: Any,
+    ) -> None:
+        if int(max_tokens) < 1:
+            raise ConfigError(f"max_tokens: expected >= 1, got {max_tokens}")
+        if temperature is not None and temperature < 0:
+            raise ConfigError(f"temperature: expected >= 0 or None, got {temperature}")
+        if top_p is not None and not 0 < top_p <= 1:
+            raise ConfigError(f"top_p: expected in (0, 1] or None, got {top_p}")
+        if llm is not None and engine_kwargs:
+            raise ConfigError(
+                f"engine_kwargs: expected none with a prebuilt llm, got {sorted(engine_kwargs)}"
+            )
+        if llm is None or sampling_params_cls is None:
+            try:
+                import vllm
+            except ImportError as exc:
+                raise ConfigError(
+                    'VLLMPolicy needs vLLM: pip install "vector-gym[vllm]" (CUDA machine)'
+                ) from exc
+            if sampling_params_cls is None:
+                sampling_params_cls = vllm.SamplingParams
+            if llm is None:
+                llm = vllm.LLM(model=model, **engine_kwargs)
+        self.llm = llm
+        self.model = model
+        self.max_tokens = int(max_tokens)
+        self.temperature = temperature
+        self.top_p = top_p
+        self.seed = int(seed)
+        self.template = template
+        self.templates = templates
+        self.chat_template = chat_template
+        self.use_tqdm = bool(use_tqdm)
+        self.name = name or f"vllm:{model}"
+        self._sampling_params_cls = sampling_params_cls
+        self._request_offset = 0
+
+    def sampling_params(self, n: int, seed: int) -> Any:
+        """Build the ``SamplingParams`` of one request (``max_tokens`` always set)."""
+        kwargs: dict[str, Any] = {"n": n, "max_tokens": self.max_tokens, "seed": seed}
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        if self.top_p is not None:
+            kwargs["top_p"] = self.top_p
+        return self._sampling_params_cls(**kwargs)
+
+    def generate(
+        self, observations: Sequence[Mapping[str, Any]], n: int = 1
+    ) -> list[list[Completion]]:
+        """Answer each observation with ``n`` completions in one ``LLM.chat`` call.
+
+        Parameters
+        ----------
+        observations : sequence of mapping
+            Length B; see :mod:`vector_gym.policies.templates` for the keys.
+        n : int
+            Completions per observation (>= 1).
+
+        Returns
+        -------
+        list of list of Completion
+            Shape (B, n), input order; ``prompt_tokens`` is
+            ``len(RequestOutput.prompt_token_ids)``, ``completion_tokens`` is
+            ``len(CompletionOutput.token_ids)`` and ``finish_reason`` is vLLM's
+            (``"length"`` means truncated at ``max_tokens``).
+        """
+        if n < 1:
+            raise ConfigError(f"n: expected >= 1, got {n}")
+        conversations = build_messages(observations, self.template, self.templates)
+        if not conversations:
+            return []
+        base = self._request_offset
+        self._request_offset += len(conversations)
+        params = [
+            self.sampling_params(n, self.seed + (base + i) * n) for i in range(len(conversations))
+        ]
+        kwargs: dict[str, Any] = {"sampling_params": params, "use_tqdm": self.use_tqdm}
+        if self.chat_template is not None:
+            kwargs["chat_template"] = self.chat_template
+        outputs = self.llm.chat(conversations, **kwargs)
+        if len(outputs) != len(conversations):
+            raise RuntimeError(
+                f"LLM.chat returned {len(outputs)} outputs for {len(conversations)} conversations"
+            )
+        result: list[list[Completion]] = []
+        for request in outputs:
+            prompt_ids = getattr(request, "prompt_token_ids", None)
+            prompt_tokens = len(prompt_ids) if prompt_ids is not None else None
+            row = [
+                Completion(
+                    text=c.text,
+                    prompt_tokens=prompt_tokens,
+                    completion_tokens=len(c.token_ids),
+                    finish_reason=None if c.finish_reason is None else str(c.finish_reason),
+                )
+                for c in sorted(request.outputs, key=lambda c: getattr(c, "index", 0))
+            ]
+            result.append(row)
+        return result
+
+
+def make_vllm_policy(arg: str | None, tasks: Sequence[Any] = (), **options: Any) -> VLLMPolicy:
+    """Registry factory for ``--policy vllm:MODEL``.
+
+    ``options`` are :class:`VLLMPolicy` keyword arguments and engine options
+    (``max_tokens``, ``temperature``, ``seed``, ``tensor_parallel_size`` ...);
+    ``base_url`` is rejected (that is ``openai:MODEL``); ``tasks`` is ignored.
+    """
+    if not arg:
+        raise ConfigError("policy 'vllm' expects a model id or path: vllm:MODEL")
+    if "base_url" in options:
+        raise ConfigError(
+            "vllm:MODEL runs the model in this process; for a server use openai:MODEL --base-url URL"
+        )
+    return VLLMPolicy(arg, **options)

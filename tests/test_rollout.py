@@ -1,0 +1,248 @@
+"""Resumable rollouts: one row per outcome, torn-line repair, no redo, no duplicates."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import gymnasium
+import pytest
+
+from vector_gym.envs.base import EditEnv
+from vector_gym.errors import ConfigError, CorpusError, UnknownTaskError
+from vector_gym.policies.base import Completion
+from vector_gym.rollout import ROW_KEY_FIELDS, env_name, read_rows, rollout, row_key
+from vector_gym.tasks.task import Task
+
+TASKS = [
+    Task(f"t{i}", "toy", f"make it {i}", f"<svg>{i}</svg>", f"<svg>{i + 1}</svg>") for i in range(5)
+]
+
+
+@dataclass(frozen=True)
+class ToyReport:
+    reward: float
+    failure_reasons: tuple[str, ...]
+
+    def to_dict(self):
+        return {"reward": self.reward, "failure_reasons": list(self.failure_reasons)}
+
+
+class ExactScorer:
+    def score_response(self, task, response):
+        ok = response == task.target_svg
+        return ToyReport(1.0 if ok else 0.0, () if ok else ("mismatch",))
+
+
+class CountingPolicy:
+    """Answers the target for even task numbers, the source otherwise; counts observations seen."""
+
+    name = "counting"
+
+    def __init__(self):
+        self.seen: list[str] = []
+        self.calls = 0
+
+    def generate(self, observations, n=1):
+        self.calls += 1
+        out = []
+        for obs in observations:
+            self.seen.append(obs["task_id"])
+            i = int(obs["task_id"][1:])
+            text = f"<svg>{i + 1}</svg>" if i % 2 == 0 else obs["svg"]
+            out.append(
+                [
+                    Completion(
+                        text, completion_tokens=7 + k, finish_reason="length" if k else "stop"
+                    )
+                    for k in range(n)
+                ]
+            )
+        return out
+
+
+def make_env():
+    return EditEnv(TASKS, ExactScorer())
+
+
+def test_rows_have_the_documented_fields(tmp_path):
+    out = tmp_path / "runs" / "r.jsonl"
+    rows = rollout(make_env(), CountingPolicy(), out, batch_size=2, progress=False)
+    assert len(rows) == 5
+    assert list(rows[0]) == [
+        "env",
+        "task_id",
+        "policy",
+        "sample_index",
+        "response",
+        "prompt_tokens",
+        "completion_tokens",
+        "finish_reason",
+        "truncated",
+        "elapsed_s",
+        "reward",
+        "report",
+    ]
+    assert [r["reward"] for r in rows] == [1.0, 0.0, 1.0, 0.0, 1.0]
+    assert rows[1]["report"] == {"reward": 0.0, "failure_reasons": ["mismatch"]}
+    assert rows[0]["env"] == "EditEnv" and rows[0]["policy"] == "counting"
+    assert rows[0]["completion_tokens"] == 7 and rows[0]["truncated"] is False
+    assert all(r["elapsed_s"] >= 0 for r in rows)
+    assert read_rows(out) == rows  # the file holds exactly the returned rows
+
+
+def test_batches_and_samples(tmp_path):
+    pol = CountingPolicy()
+    rows = rollout(make_env(), pol, tmp_path / "r.jsonl", batch_size=2, n=3, progress=False)
+    assert pol.calls == 3  # ceil(5 / 2)
+    assert len(rows) == 15
+    assert [(r["task_id"], r["sample_index"]) for r in rows[:4]] == [
+        ("t0", 0),
+        ("t0", 1),
+        ("t0", 2),
+        ("t1", 0),
+    ]
+    assert rows[1]["finish_reason"] == "length" and rows[1]["truncated"] is True
+
+
+def test_rerun_resumes_without_policy_calls(tmp_path):
+    out = tmp_path / "r.jsonl"
+    first = rollout(make_env(), CountingPolicy(), out, progress=False)
+    pol = CountingPolicy()
+    again = rollout(make_env(), pol, out, progress=False)
+    assert pol.calls == 0 and again == first
+    assert len(out.read_text().splitlines()) == 5
+
+
+def test_killed_run_loses_only_the_row_in_flight(tmp_path):
+    out = tmp_path / "r.jsonl"
+    rollout(make_env(), CountingPolicy(), out, batch_size=1, progress=False)
+    data = out.read_bytes()
+    lines = data.split(b"\n")
+    keep = b"\n".join(lines[:2]) + b"\n"
+    torn = keep + lines[2][: len(lines[2]) // 2]  # killed while writing row 3
+    out.write_bytes(torn)
+
+    pol = CountingPolicy()
+    rows = rollout(make_env(), pol, out, batch_size=1, progress=False)
+    assert pol.seen == ["t2", "t3", "t4"]  # finished rows t0, t1 are not redone
+    assert out.read_bytes().startswith(keep)  # completed rows untouched
+    keys = [row_key(r) for r in read_rows(out)]
+    assert len(keys) == len(set(keys)) == 5
+    assert [r["task_id"] for r in rows] == ["t0", "t1", "t2", "t3", "t4"]
+
+
+def test_torn_last_line_is_truncated_and_reported_rows_are_complete(tmp_path):
+    out = tmp_path / "r.jsonl"
+    out.write_text(
+        json.dumps({"env": "e", "task_id": "a", "policy": "p", "sample_index": 0})
+        + '\n{"env": "e", "ta'
+    )
+    rows = read_rows(out)
+    assert [r["task_id"] for r in rows] == ["a"]
+    assert out.read_text().endswith("}\n")
+    # a torn line with no complete line before it empties the file
+    out.write_text('{"env": "e"')
+    assert read_rows(out) == [] and out.read_bytes() == b""
+    # a final line that ends in a newline but is not JSON is also torn
+    out.write_text('{"task_id": "a"}\n{"task_id": \n')
+    assert read_rows(out) == [{"task_id": "a"}] and out.read_text() == '{"task_id": "a"}\n'
+
+
+def test_corrupt_middle_line_raises(tmp_path):
+    out = tmp_path / "r.jsonl"
+    out.write_text('{"task_id": "a"}\nnot json\n{"task_id": "b"}\n')
+    with pytest.raises(CorpusError, match=r"r\.jsonl:2"):
+        read_rows(out)
+
+
+def test_missing_file_reads_empty(tmp_path):
+    assert read_rows(tmp_path / "none.jsonl") == []
+
+
+def test_rows_of_other_policies_and_envs_are_kept_apart(tmp_path):
+    out = tmp_path / "r.jsonl"
+    rollout(make_env(), CountingPolicy(), out, progress=False)
+
+    class Other(CountingPolicy):
+        name = "other"
+
+    pol = Other()
+    rows = rollout(make_env(), pol, out, progress=False)
+    assert len(pol.seen) == 5 and {r["policy"] for r in rows} == {"other"}
+    assert len(read_rows(out)) == 10
+
+
+def test_task_subset_and_unknown_task(tmp_path):
+    pol = CountingPolicy()
+    rows = rollout(make_env(), pol, tmp_path / "r.jsonl", task_ids=["t3", "t1"], progress=False)
+    assert [r["task_id"] for r in rows] == ["t3", "t1"] and pol.seen == ["t3", "t1"]
+    with pytest.raises(UnknownTaskError):
+        rollout(make_env(), pol, tmp_path / "r.jsonl", task_ids=["zz"], progress=False)
+
+
+def test_observations_carry_task_id_and_no_hidden_fields(tmp_path):
+    class Spy(CountingPolicy):
+        def generate(self, observations, n=1):
+            for obs in observations:
+                assert set(obs) == {"instruction", "svg", "task_id", "family"}
+            return super().generate(observations, n)
+
+    rollout(make_env(), Spy(), tmp_path / "r.jsonl", progress=False)
+
+
+def test_wrong_number_of_completions_raises(tmp_path):
+    class Short(CountingPolicy):
+        def generate(self, observations, n=1):
+            return super().generate(observations, n)[:-1]
+
+    with pytest.raises(RuntimeError, match="expected 2 lists"):
+        rollout(make_env(), Short(), tmp_path / "r.jsonl", batch_size=2, progress=False)
+
+
+@pytest.mark.parametrize("kw", [{"batch_size": 0}, {"n": 0}])
+def test_bad_arguments(tmp_path, kw):
+    with pytest.raises(ConfigError):
+        rollout(make_env(), CountingPolicy(), tmp_path / "r.jsonl", progress=False, **kw)
+
+
+def test_env_must_be_an_edit_env(tmp_path):
+    with pytest.raises(ConfigError, match="EditEnv"):
+        rollout(
+            gymnasium.make("CartPole-v1"), CountingPolicy(), tmp_path / "r.jsonl", progress=False
+        )
+
+
+def test_env_name_prefers_the_registered_id():
+    import vector_gym  # noqa: F401
+
+    assert ROW_KEY_FIELDS == ("env", "task_id", "policy", "sample_index")
+    assert env_name(make_env()) == "EditEnv"
+    from vector_gym.envs.vector_bench import VectorBenchEnv
+
+    assert VectorBenchEnv.env_id == "vector_gym/VectorBench-v0"
+
+
+def test_example_baseline_rollout_prints_table_2(tmp_path, capsys):
+    """examples/baseline_rollout.py: the four controls through rollout (Vector-Bench Table 2)."""
+    import runpy
+    from pathlib import Path
+
+    script = Path(__file__).parents[1] / "examples" / "baseline_rollout.py"
+    ns = runpy.run_path(str(script), run_name="example")
+    ns["main"](str(tmp_path))
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == [
+        "Policy",
+        "identity",
+        "oracle",
+        "protected-mutation",
+        "malformed-target",
+    ]
+    assert lines[2].split()[1:3] == ["20", "100.0"]  # oracle: 100 full
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "identity.jsonl",
+        "malformed-target.jsonl",
+        "oracle.jsonl",
+        "protected-mutation.jsonl",
+    ]

@@ -1,0 +1,258 @@
+"""Resumable rollouts: run a policy over an env's tasks, one JSON line per outcome.
+
+Layer 6. :func:`rollout` asks the policy for a batch of answers at a time
+(``policy.generate``), plays each answer as one episode (``env.reset(options=
+{"task_id": ...})`` then ``env.step(response)``) and appends one row per outcome to a
+JSON Lines file, flushed and fsynced row by row.
+
+Resume and crash safety
+-----------------------
+Rows are keyed by ``(env, task_id, policy, sample_index)``. Re-running with the same
+output file skips every key already present, so finished outcomes are never redone
+or duplicated. A run killed mid-write leaves at most one torn last line (no final
+newline, or not valid JSON); :func:`read_rows` drops it and truncates the file back
+to the last complete row before anything is appended. A killed run therefore loses
+at most the row in flight.
+
+Row fields
+----------
+``env`` (Gymnasium id), ``task_id``, ``policy`` (``policy.name``), ``sample_index``
+(0..n-1), ``response`` (raw text), ``prompt_tokens``, ``completion_tokens``,
+``finish_reason``, ``truncated`` (``finish_reason == "length"``), ``elapsed_s``
+(seconds: this row's share of the batch's ``generate`` wall time plus its own
+scoring time), ``reward`` (the env's scalar step reward) and ``report`` (the
+scorer report's ``to_dict()``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from vector_gym.envs.base import EditEnv
+from vector_gym.errors import ConfigError, CorpusError
+from vector_gym.policies.base import Completion, Policy
+
+__all__ = ["ROW_KEY_FIELDS", "env_name", "read_rows", "rollout", "row_key"]
+
+#: Fields that identify one outcome in a rollout file.
+ROW_KEY_FIELDS = ("env", "task_id", "policy", "sample_index")
+
+
+def row_key(row: dict[str, Any]) -> tuple[Any, ...]:
+    """Return ``(env, task_id, policy, sample_index)`` of a rollout row."""
+    return tuple(row.get(k) for k in ROW_KEY_FIELDS)
+
+
+def env_name(env: Any) -> str:
+    """Return the name rollout rows use for ``env``: its Gymnasium id, else the class's ``env_id``."""
+    spec = getattr(env, "spec", None) or getattr(getattr(env, "unwrapped", None), "spec", None)
+    if spec is not None and getattr(spec, "id", None):
+        return spec.id
+    base = getattr(env, "unwrapped", env)
+    return getattr(base, "env_id", "") or type(base).__name__
+
+
+def read_rows(path: str | Path, repair: bool = True) -> list[dict[str, Any]]:
+    """Read a rollout file, dropping (and by default truncating away) a torn last line.
+
+    Parameters
+    ----------
+    path : path
+        JSON Lines file written by :func:`rollout`; a missing file reads as empty.
+    repair : bool
+        Truncate the file to its last complete row when the last line is torn.
+
+    Returns
+    -------
+    list of dict
+        Complete rows in file order.
+
+    Raises
+    ------
+    CorpusError
+        A line other than the last is not valid JSON (the file was not written by an
+        append-only writer); the message names the file and line.
+    """
+    path = Path(path)
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    good_end = len(data)
+    if data and not data.endswith(b"\n"):
+        good_end = data.rfind(b"\n") + 1  # 0 when there is no complete line at all
+    lines = data[:good_end].split(b"\n")[:-1] if good_end else []
+    rows: list[dict[str, Any]] = []
+    offset = 0
+    for lineno, line in enumerate(lines, 1):
+        start = offset
+        offset += len(line) + 1
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line.decode("utf-8"))
+            if not isinstance(obj, dict):
+                raise ValueError("not a JSON object")
+        except (ValueError, UnicodeDecodeError) as exc:
+            if lineno == len(lines):  # a torn last line that happens to end in a newline
+                good_end = start
+                break
+            raise CorpusError(f"{path}:{lineno}: not a valid rollout row ({exc})") from exc
+        rows.append(obj)
+    if repair and good_end < len(data):
+        with open(path, "r+b") as fh:
+            fh.truncate(good_end)
+            fh.flush()
+            os.fsync(fh.fileno())
+    return rows
+
+
+def _chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def rollout(
+    env: Any,
+    policy: Policy,
+    out_path: str | Path,
+    *,
+    batch_size: int = 8,
+    n: int = 1,
+    task_ids: Sequence[str] | None = None,
+    progress: bool = True,
+) -> list[dict[str, Any]]:
+    """Run ``policy`` on every task of ``env`` and append one JSON line per outcome.
+
+    Parameters
+    ----------
+    env : EditEnv or a Gymnasium wrapper of one
+        For a task list with a custom scorer, pass ``EditEnv(tasks, scorer)``.
+    policy : Policy
+        ``generate(observations, n)`` is called with up to ``batch_size``
+        observations ``{"instruction", "svg", "task_id", "family"}`` at a time.
+    out_path : path
+        JSON Lines output (created with its parent folders; appended to; resumed).
+    batch_size : int
+        Observations per ``generate`` call (>= 1).
+    n : int
+        Samples per task (>= 1); rows get ``sample_index`` 0..n-1.
+    task_ids : sequence of str, optional
+        Restrict to these tasks (default: all, in env order).
+    progress : bool
+        Show a tqdm bar on stderr.
+
+    Returns
+    -------
+    list of dict
+        Every row of this env and policy for the selected tasks and sample indices,
+        from the file (earlier runs) and from this run, in task then sample order.
+
+    Raises
+    ------
+    ConfigError
+        ``batch_size`` or ``n`` < 1, or ``env`` is not an :class:`EditEnv`.
+    UnknownTaskError
+        A requested task id is not in the env.
+    RuntimeError
+        The policy returned the wrong number of completions.
+    """
+    if not isinstance(batch_size, int) or batch_size < 1:
+        raise ConfigError(f"batch_size: expected an int >= 1, got {batch_size!r}")
+    if not isinstance(n, int) or n < 1:
+        raise ConfigError(f"n: expected an int >= 1, got {n!r}")
+    base = getattr(env, "unwrapped", env)
+    if not isinstance(base, EditEnv):
+        raise ConfigError(
+            f"env: expected an EditEnv (or a wrapper of one), got {type(base).__name__}"
+        )
+    name = env_name(env)
+    pname = str(policy.name)
+    tasks = list(base.tasks) if task_ids is None else [base.get_task(t) for t in task_ids]
+
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    existing = read_rows(out_path, repair=True)
+    have: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for r in existing:
+        have.setdefault(row_key(r), r)
+
+    def key(task_id: str, i: int) -> tuple[Any, ...]:
+        return (name, task_id, pname, i)
+
+    pending = [t for t in tasks if any(key(t.task_id, i) not in have for i in range(n))]
+    todo = sum(1 for t in pending for i in range(n) if key(t.task_id, i) not in have)
+
+    bar = None
+    if progress and todo:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=todo, desc=f"{pname} on {name}", unit="row", leave=False)
+    try:
+        with open(out_path, "a", encoding="utf-8") as fh:
+            for batch in _chunks(pending, batch_size):
+                observations = []
+                for t in batch:
+                    obs, _ = env.reset(options={"task_id": t.task_id})
+                    obs = dict(obs)
+                    obs["task_id"] = t.task_id
+                    # The family picks the benchmark's chat template (policies.templates).
+                    obs.setdefault("family", t.family or getattr(base, "default_family", ""))
+                    observations.append(obs)
+                t0 = time.perf_counter()
+                completions = policy.generate(observations, n=n)
+                gen_s = time.perf_counter() - t0
+                if len(completions) != len(batch) or any(len(c) != n for c in completions):
+                    raise RuntimeError(
+                        f"policy {pname!r}: expected {len(batch)} lists of {n} completions, "
+                        f"got {[len(c) for c in completions]}"
+                    )
+                share = gen_s / (len(batch) * n)
+                for t, comps in zip(batch, completions, strict=True):
+                    for i, comp in enumerate(comps):
+                        k = key(t.task_id, i)
+                        if k in have:
+                            continue
+                        row = _play(env, name, pname, t.task_id, i, comp, share)
+                        fh.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+                        fh.flush()
+                        os.fsync(fh.fileno())
+                        have[k] = row
+                        if bar is not None:
+                            bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    return [have[key(t.task_id, i)] for t in tasks for i in range(n)]
+
+
+def _play(
+    env: Any, name: str, pname: str, task_id: str, index: int, comp: Completion, gen_share: float
+) -> dict[str, Any]:
+    """Play one completion as one episode and build its row."""
+    if not isinstance(comp, Completion):
+        raise RuntimeError(
+            f"policy {pname!r}: expected Completion objects, got {type(comp).__name__}"
+        )
+    t0 = time.perf_counter()
+    env.reset(options={"task_id": task_id})
+    _, reward, _, _, info = env.step(comp.text)
+    score_s = time.perf_counter() - t0
+    return {
+        "env": name,
+        "task_id": task_id,
+        "policy": pname,
+        "sample_index": index,
+        "response": comp.text,
+        "prompt_tokens": comp.prompt_tokens,
+        "completion_tokens": comp.completion_tokens,
+        "finish_reason": comp.finish_reason,
+        "truncated": comp.truncated,
+        "elapsed_s": round(gen_share + score_s, 6),
+        "reward": float(reward),
+        "report": info["report"],
+    }

@@ -1,0 +1,323 @@
+"""Aggregate metrics per policy or model: rates, Wilson interval, leaderboard order.
+
+Layer 6; no scoring logic. Works on rollout rows (verdicts under ``row["report"]``),
+re-scored rows and the published Vector-Bench outcome rows (verdicts at top level).
+
+Per group of rows (one policy or model, all its scheduled rows, errors counted as
+failures; spec-reward.md section 13):
+
+======== ===================================================================
+Full     mean ``reward`` (specification pass rate)
+Near     mean ``near_pass``
+Repair   mean ``repair_pass``
+Progress mean ``repair_progress``
+Clean    mean ``preservation_pass`` (whole-document semantic preservation)
+UCR      mean ``unintended_change_rate`` over rows with ``validity_pass`` only;
+         None (undefined) when no row is valid
+Valid    mean ``validity_pass``
+full_ci  95% Wilson score interval of Full
+Trunc.   share of rows with ``finish_reason == "length"`` (the output hit its
+         token budget); None, and no column, when no row records a
+         ``finish_reason`` (protocols.md: report the budget with every result)
+======== ===================================================================
+
+The leaderboard order is spec pass rate descending, then repair progress
+descending, then valid-output UCR ascending (None last), then validity descending,
+then display name ascending by code point (spec-reward.md section 13; Vector-Bench
+section 5.2 and Appendix B).
+
+References
+----------
+Gupta & Hebbar 2026, *Vector-Bench*, Tables 2-3, Appendix B, section 5.2 (Wilson
+intervals); ``spec-reward.md`` section 13.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "Z95",
+    "GroupSummary",
+    "format_table",
+    "leaderboard",
+    "leaderboard_key",
+    "outcome_fields",
+    "summarize",
+    "wilson_interval",
+]
+
+#: Two-sided 95% normal quantile used by the reference analysis (spec-reward.md section 13).
+Z95 = 1.959963984540054
+
+
+def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Return the Wilson score interval of a binomial proportion.
+
+    Parameters
+    ----------
+    successes : int
+        Number of successes k, ``0 <= k <= n``.
+    n : int
+        Number of trials (> 0).
+    z : float
+        Normal quantile (default two-sided 95%).
+
+    Returns
+    -------
+    (low, high) : tuple of float
+        Fractions in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        ``n <= 0`` or ``k`` outside ``[0, n]``.
+
+    Notes
+    -----
+    With p = k/n: centre = (p + z²/2n) / (1 + z²/n), half-width =
+    z·sqrt(p(1−p)/n + z²/4n²) / (1 + z²/n), clipped to [0, 1] (spec-reward.md section 13).
+
+    Examples
+    --------
+    >>> [round(x, 4) for x in wilson_interval(6, 40)]
+    [0.0706, 0.2907]
+    >>> wilson_interval(0, 40)[0]
+    0.0
+    """
+    if n <= 0:
+        raise ValueError(f"n: expected a positive number of trials, got {n}")
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes: expected 0 <= k <= n = {n}, got {successes}")
+    p = successes / n
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def outcome_fields(row: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the verdict fields of one row (from ``row["report"]`` when present).
+
+    Missing flags count as False and missing numbers as 0 (a provider error with no
+    report scores as a failure, spec-reward.md section 12).
+
+    Returns
+    -------
+    dict
+        ``reward`` (float), ``near_pass``, ``repair_pass``, ``preservation_pass``,
+        ``validity_pass`` (bool), ``repair_progress`` (float) and
+        ``unintended_change_rate`` (float or None).
+    """
+    src = row.get("report") if isinstance(row.get("report"), Mapping) else row
+
+    def num(key: str) -> float:
+        v = src.get(key)
+        try:
+            v = float(v)
+        except (TypeError, ValueError):
+            return 0.0
+        return v if math.isfinite(v) else 0.0
+
+    ucr = src.get("unintended_change_rate")
+    return {
+        "reward": num("reward"),
+        "near_pass": bool(src.get("near_pass")),
+        "repair_pass": bool(src.get("repair_pass")),
+        "preservation_pass": bool(src.get("preservation_pass")),
+        "validity_pass": bool(src.get("validity_pass")),
+        "repair_progress": num("repair_progress"),
+        "unintended_change_rate": None if ucr is None else num("unintended_change_rate"),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class GroupSummary:
+    """Aggregates of one policy's (or model's) rows. Rates are fractions in [0, 1].
+
+    Parameters
+    ----------
+    label : str
+        The grouping value (policy name or model id).
+    name : str
+        Display name (last leaderboard tie-break); the label unless rows carry ``name``.
+    n : int
+        Number of rows.
+    full, near, repair, progress, clean, valid : float
+        Means over all rows (see the module docstring).
+    ucr : float or None
+        Mean UCR over valid rows; None when no row is valid.
+    full_ci : (float, float)
+        95% Wilson interval of ``full``.
+    trunc : float or None
+        Share of rows truncated at the token budget; None when no row records a
+        ``finish_reason``.
+    """
+
+    label: str
+    name: str
+    n: int
+    full: float
+    near: float
+    repair: float
+    progress: float
+    clean: float
+    ucr: float | None
+    valid: float
+    full_ci: tuple[float, float]
+    trunc: float | None = None
+
+    def to_dict(self, label_key: str = "policy") -> dict[str, Any]:
+        """Return the JSON form: percentages, ``ucr`` None when undefined, ``full_ci`` [low, high] in percent.
+
+        Keys: ``label_key`` (default ``policy``), ``n``, ``full``, ``near``,
+        ``repair``, ``progress``, ``clean``, ``ucr``, ``valid``, ``full_ci``, and
+        ``trunc`` (percent) when the rows record finish reasons.
+        """
+        out = {
+            label_key: self.label,
+            "n": self.n,
+            "full": 100.0 * self.full,
+            "near": 100.0 * self.near,
+            "repair": 100.0 * self.repair,
+            "progress": 100.0 * self.progress,
+            "clean": 100.0 * self.clean,
+            "ucr": None if self.ucr is None else 100.0 * self.ucr,
+            "valid": 100.0 * self.valid,
+            "full_ci": [100.0 * self.full_ci[0], 100.0 * self.full_ci[1]],
+        }
+        if self.trunc is not None:
+            out["trunc"] = 100.0 * self.trunc
+        return out
+
+
+def _summarize_group(label: str, name: str, rows: Sequence[Mapping[str, Any]]) -> GroupSummary:
+    fields = [outcome_fields(r) for r in rows]
+    n = len(fields)
+    passes = sum(1 for f in fields if f["reward"] >= 1.0)
+    valid_ucr = [f["unintended_change_rate"] for f in fields if f["validity_pass"]]
+    valid_ucr = [u if u is not None else 0.0 for u in valid_ucr]
+    recorded = [r for r in rows if "finish_reason" in r]
+    return GroupSummary(
+        label=label,
+        name=name,
+        n=n,
+        full=passes / n,
+        near=sum(f["near_pass"] for f in fields) / n,
+        repair=sum(f["repair_pass"] for f in fields) / n,
+        progress=sum(f["repair_progress"] for f in fields) / n,
+        clean=sum(f["preservation_pass"] for f in fields) / n,
+        ucr=sum(valid_ucr) / len(valid_ucr) if valid_ucr else None,
+        valid=sum(f["validity_pass"] for f in fields) / n,
+        full_ci=wilson_interval(passes, n),
+        trunc=sum(r["finish_reason"] == "length" for r in recorded) / n if recorded else None,
+    )
+
+
+def summarize(
+    rows: Iterable[Mapping[str, Any]], by: str = "policy", order: str = "given"
+) -> list[GroupSummary]:
+    """Aggregate rows per value of ``row[by]``.
+
+    Parameters
+    ----------
+    rows : iterable of mapping
+        Rollout rows, re-scored rows or published outcome rows.
+    by : str
+        Grouping field (``"policy"`` for rollouts, ``"model"`` for outcome files).
+    order : {"given", "leaderboard"}
+        First-appearance order of the groups, or :func:`leaderboard` order.
+
+    Returns
+    -------
+    list of GroupSummary
+
+    Raises
+    ------
+    KeyError
+        A row has no ``by`` field.
+    ValueError
+        Unknown ``order``.
+    """
+    if order not in ("given", "leaderboard"):
+        raise ValueError(f"order: expected 'given' or 'leaderboard', got {order!r}")
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    names: dict[str, str] = {}
+    for r in rows:
+        if by not in r:
+            raise KeyError(f"row has no {by!r} field (keys: {sorted(r)})")
+        label = str(r[by])
+        groups.setdefault(label, []).append(r)
+        if label not in names:
+            names[label] = str(r.get("name") or label)
+    out = [_summarize_group(label, names[label], g) for label, g in groups.items()]
+    return leaderboard(out) if order == "leaderboard" else out
+
+
+def leaderboard_key(s: GroupSummary) -> tuple[Any, ...]:
+    """Sort key of the leaderboard order (spec-reward.md section 13)."""
+    return (
+        -s.full,
+        -s.progress,
+        s.ucr is None,
+        s.ucr if s.ucr is not None else 0.0,
+        -s.valid,
+        s.name,
+    )
+
+
+def leaderboard(summaries: Iterable[GroupSummary]) -> list[GroupSummary]:
+    """Return the summaries in leaderboard order (spec pass, progress, UCR, validity, name)."""
+    return sorted(summaries, key=leaderboard_key)
+
+
+_COLUMNS = ("Full", "Near", "Repair", "Progress", "Clean", "UCR", "Valid", "Full 95% CI")
+
+
+def format_table(summaries: Sequence[GroupSummary], label_header: str = "Policy") -> str:
+    """Render summaries as a plain-text table (percentages, one decimal; UCR "-" when undefined).
+
+    A ``Trunc.`` column (share of rows cut at the token budget) is added when any
+    summary has one; "-" for the others.
+
+    Examples
+    --------
+    >>> s = GroupSummary("identity", "identity", 20, 0, 0, 0, 0, 1, 0.0, 1, (0.0, 0.161))
+    >>> print(format_table([s]))  # doctest: +NORMALIZE_WHITESPACE
+    Policy     N  Full  Near  Repair  Progress  Clean  UCR  Valid  Full 95% CI
+    identity  20   0.0   0.0     0.0       0.0  100.0  0.0  100.0  [0.0, 16.1]
+    """
+
+    def pct(x: float | None) -> str:
+        return "-" if x is None else f"{100.0 * x:.1f}"
+
+    with_trunc = any(s.trunc is not None for s in summaries)
+    header = [label_header, "N", *_COLUMNS] + (["Trunc."] if with_trunc else [])
+    body = [
+        [
+            s.label,
+            str(s.n),
+            pct(s.full),
+            pct(s.near),
+            pct(s.repair),
+            pct(s.progress),
+            pct(s.clean),
+            pct(s.ucr),
+            pct(s.valid),
+            f"[{100 * s.full_ci[0]:.1f}, {100 * s.full_ci[1]:.1f}]",
+        ]
+        + ([pct(s.trunc)] if with_trunc else [])
+        for s in summaries
+    ]
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+    lines = []
+    for r in [header, *body]:
+        cells = [r[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)

@@ -1,0 +1,520 @@
+"""SVG path data (``d``) parsed into segments exactly as the reference reads it (spec §8.9.1–8.9.2).
+
+The reference evaluator reads ``d`` with ``svg.path`` 7.1; spec-reward.md §8.9.1 describes that
+reader completely and this module reproduces it:
+
+A. **Commands.** Cut before and after every letter of ``MmZzLlHhVvCcSsQqTtAa``; trim each piece
+   (Unicode whitespace) and drop empty pieces. Text before the first command, a non-``Z`` command
+   with no argument text, and ``Z`` followed by argument text are errors.
+B. **Arguments.** Argument text must be ASCII. A number is the longest match of
+   ``[+-]? digit* "."? digit* ([eE] [+-]? digit+)?`` at the current position (an empty match is a
+   *read failure*; a non-empty match that is not a number, such as ``+`` or ``.``, is an error),
+   followed by any run of space, tab, CR, LF and commas. Arc radii must be non-negative (else a
+   read failure); flags are the single next character ``0`` or ``1``. Several argument sets may
+   follow one command; after the first set of ``M``/``m`` the rest are ``L``/``l``.
+   **Truncation:** a read failure on the *first field* of a repeated set (the whole first pair,
+   or ``rx``) silently ends the whole path (later commands included) when ``parity=True``; when
+   ``parity=False`` (RL mode, spec §16 item 22) it is an error: the numbers must form whole
+   argument sets. Every other read failure is an error in both modes.
+C. **Segments.** The current point starts at (0, 0); lower-case commands are relative; ``S``/``T``
+   reflect the previous control point when the previous command was ``C``/``S`` or ``Q``/``T``;
+   ``Z`` appends a line to the subpath start (even when zero-length). Arcs are set up by the
+   endpoint-to-centre conversion in the exact operation order of spec §8.9.2 (in Python floats,
+   so bit-identical to the reference).
+
+Two reference crashes are errors in **both** modes (spec §10, §16 item 8): a ``Z`` before any
+moveto and an arc flag other than ``0``/``1``.
+
+Segments are stored compactly for NumPy (see :class:`PathData`). :func:`parse_path_data_cached`
+memoises by ``(d, parity)``: outputs mostly repeat the same path strings.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "PathSyntaxError",
+    "PathData",
+    "parse_path_data",
+    "parse_path_data_cached",
+    "path_syntax_ok",
+    "MOVE",
+    "LINE",
+    "QUAD",
+    "CUBIC",
+    "ARC",
+    "POINT",
+    "KIND_NAMES",
+    "N_PARAMS",
+    "CACHE_MAX_CHARS",
+]
+
+# Segment kinds.
+MOVE = 0
+"""Zero-length Move; P(t) = its point."""
+LINE = 1
+"""Straight line (``L``, ``H``, ``V``, ``Z`` and an arc with a zero radius)."""
+QUAD = 2
+"""Quadratic Bézier."""
+CUBIC = 3
+"""Cubic Bézier."""
+ARC = 4
+"""Elliptical arc in centre parameterisation (spec §8.9.2)."""
+POINT = 5
+"""Degenerate arc (start = end): P(t) = start, length 0; unlike MOVE it never counts as a Move."""
+KIND_NAMES = ("move", "line", "quad", "cubic", "arc", "point")
+
+N_PARAMS = 16
+"""Columns of :attr:`PathData.params`.
+
+Every kind: 0 x0, 1 y0 (start), 2 x1, 3 y1 (end). QUAD: 4, 5 control point. CUBIC: 4, 5 first and
+6, 7 second control point. ARC: 4, 5 centre; 6 rx·k, 7 ry·k (scaled radii); 8 θ, 9 Δ (degrees);
+10 cos φ, 11 sin φ (rotation); 12 rx, 13 ry (as written); 14 k (radius scale); 15 φ (degrees).
+"""
+
+# Reasons carried by PathSyntaxError.reason.
+R_NO_COMMAND = "no_command_at_start"
+R_MISSING_ARGS = "missing_arguments"
+R_ARGS_AFTER_CLOSE = "arguments_after_close"
+R_NON_ASCII = "non_ascii"
+R_BAD_NUMBER = "bad_number"
+R_READ_FAILURE = "read_failure"
+R_BAD_FLAG = "bad_arc_flag"
+R_CLOSE_BEFORE_MOVE = "close_before_move"
+R_ARC_SETUP = "arc_setup"
+R_INCOMPLETE_SET = "incomplete_argument_set"
+REASONS = (
+    R_NO_COMMAND, R_MISSING_ARGS, R_ARGS_AFTER_CLOSE, R_NON_ASCII, R_BAD_NUMBER, R_READ_FAILURE,
+    R_BAD_FLAG, R_CLOSE_BEFORE_MOVE, R_ARC_SETUP, R_INCOMPLETE_SET,
+)
+
+
+class PathSyntaxError(ValueError):
+    """A ``d`` value that the reader rejects; ``reason`` is one of :data:`REASONS`."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(f"{reason}: {message}")
+        self.reason = reason
+
+
+@dataclass(frozen=True, eq=False)
+class PathData:
+    """Parsed path segments, as read-only NumPy arrays.
+
+    Attributes
+    ----------
+    kinds : numpy.ndarray, shape (n,), int8
+        Segment kind codes (:data:`MOVE`, :data:`LINE`, :data:`QUAD`, :data:`CUBIC`, :data:`ARC`,
+        :data:`POINT`).
+    params : numpy.ndarray, shape (n, 16), float64
+        Per-segment parameters in user units (layout: :data:`N_PARAMS`); unused columns are 0.
+    commands : str
+        The command letter behind each segment (``len == n``), after the M→L conversion of
+        implicit repeats (``"MLLZ"``).
+    truncated : bool
+        True when the parity-mode truncation rule dropped the rest of the string.
+    """
+
+    kinds: np.ndarray
+    params: np.ndarray
+    commands: str
+    truncated: bool = False
+
+    def __len__(self) -> int:
+        return len(self.commands)
+
+
+_COMMAND_SPLIT = re.compile(r"([MmZzLlHhVvCcSsQqTtAa])")
+# The svg.path number reader (ASCII digits: arguments are checked to be ASCII first), with the
+# separator run it skips after each number.
+_NUM_SEP = re.compile(r"([-+]?[0-9]*\.?[0-9]*(?:[eE][-+]?[0-9]+)?)[ \t\r\n,]*")
+_SEP = re.compile(r"[ \t\r\n,]*")
+_SET_SIZE = {"M": 2, "L": 2, "T": 2, "H": 1, "V": 1, "C": 6, "S": 4, "Q": 4}
+
+_PAD = tuple((0.0,) * (N_PARAMS - i) for i in range(N_PARAMS + 1))
+_DEG2RAD = math.pi / 180.0  # CPython math.radians multiplies by this one double
+_RAD2DEG = 180.0 / math.pi  # CPython math.degrees
+
+
+class _Truncate(Exception):
+    """Internal: the truncation rule fired."""
+
+
+class _ReadFailure(Exception):
+    """Internal: an empty number match (or a negative radius)."""
+
+
+def _read_numbers_fast(args: str) -> list[float] | None:
+    """All numbers of an argument string when every greedy read succeeds, else None."""
+    toks = _NUM_SEP.findall(args)
+    # findall ends with one empty match at the end of the string; any other empty token means a
+    # read failure in the middle, which the slow reader must judge.
+    if not toks or toks[-1] != "" or "" in toks[:-1]:
+        return None
+    try:
+        return [float(t) for t in toks[:-1]]
+    except ValueError:
+        raise PathSyntaxError(R_BAD_NUMBER, f"not a number in {args!r}") from None
+
+
+class _Reader:
+    __slots__ = ("s", "pos")
+
+    def __init__(self, s: str) -> None:
+        self.s = s
+        self.pos = 0
+
+    def number(self) -> float:
+        m = _NUM_SEP.match(self.s, self.pos)
+        tok = m.group(1)
+        if not tok:
+            raise _ReadFailure
+        try:
+            v = float(tok)
+        except ValueError:
+            raise PathSyntaxError(R_BAD_NUMBER, f"not a number: {tok!r} in {self.s!r}") from None
+        self.pos = m.end()
+        return v
+
+    def flag(self) -> bool:
+        if self.pos >= len(self.s):
+            raise PathSyntaxError(R_BAD_FLAG, f"missing arc flag in {self.s!r}")
+        ch = self.s[self.pos]
+        self.pos = _SEP.match(self.s, self.pos + 1).end()
+        if ch == "0":
+            return False
+        if ch == "1":
+            return True
+        raise PathSyntaxError(R_BAD_FLAG, f"arc flag must be 0 or 1, got {ch!r} in {self.s!r}")
+
+
+def _read_sets_slow(cmd: str, args: str, parity: bool) -> tuple[list[tuple], bool]:
+    """Read argument sets one field at a time (svg.path semantics). Returns (sets, truncated)."""
+    up = cmd.upper()
+    r = _Reader(args)
+    sets: list[tuple] = []
+    n = len(args)
+    while r.pos < n:
+        implicit = bool(sets)
+        field = 0
+        try:
+            if up == "A":
+                rx = r.number()
+                if rx < 0:
+                    raise _ReadFailure
+                field = 1
+                ry = r.number()
+                if ry < 0:
+                    raise _ReadFailure
+                field = 2
+                rot = r.number()
+                field = 3
+                large = r.flag()
+                sweep = r.flag()
+                field = 5
+                sets.append((rx, ry, rot, large, sweep, r.number(), r.number()))
+            else:
+                k = _SET_SIZE[up]
+                vals = []
+                for i in range(k):
+                    field = i // 2 if up not in ("H", "V") else i
+                    vals.append(r.number())
+                sets.append(tuple(vals))
+        except _ReadFailure:
+            if field == 0 and implicit:
+                if not parity:
+                    raise PathSyntaxError(
+                        R_INCOMPLETE_SET, f"the text after {cmd} is not whole argument sets: {args!r}"
+                    ) from None
+                return sets, True
+            raise PathSyntaxError(R_READ_FAILURE, f"expected a number in {cmd} {args!r}") from None
+    return sets, False
+
+
+def _read_sets(cmd: str, args: str, parity: bool) -> tuple[list[tuple], bool]:
+    up = cmd.upper()
+    if up != "A":
+        nums = _read_numbers_fast(args)
+        if nums is not None:
+            k = _SET_SIZE[up]
+            q, rem = divmod(len(nums), k)
+            if rem == 0:
+                return [tuple(nums[i : i + k]) for i in range(0, len(nums), k)], False
+            field = rem if k == 1 else rem // 2
+            if field == 0 and q >= 1:
+                if not parity:
+                    raise PathSyntaxError(
+                        R_INCOMPLETE_SET, f"{len(nums)} numbers after {cmd} are not whole sets of {k}: {args!r}"
+                    )
+                return [tuple(nums[i : i + k]) for i in range(0, q * k, k)], True
+            raise PathSyntaxError(R_READ_FAILURE, f"expected a number in {cmd} {args!r}")
+    return _read_sets_slow(cmd, args, parity)
+
+
+def _arc_row(x0, y0, rx, ry, rot, large, sweep, x1, y1):
+    """Kind and parameter row of an arc, spec §8.9.2 in the svg.path operation order."""
+    if x0 == x1 and y0 == y1:
+        return POINT, (x0, y0, x1, y1)
+    if rx == 0 or ry == 0:
+        return LINE, (x0, y0, x1, y1)
+    cosr = math.cos(rot * _DEG2RAD)
+    sinr = math.sin(rot * _DEG2RAD)
+    dx = (x0 - x1) / 2
+    dy = (y0 - y1) / 2
+    x1p = cosr * dx + sinr * dy
+    x1p_sq = x1p * x1p
+    y1p = -sinr * dx + cosr * dy
+    y1p_sq = y1p * y1p
+    rx_raw, ry_raw = rx, ry
+    rx_sq = rx * rx
+    ry_sq = ry * ry
+    scale = (x1p_sq / rx_sq) + (y1p_sq / ry_sq)
+    if scale > 1:
+        scale = math.sqrt(scale)
+        rx *= scale
+        ry *= scale
+        rx_sq = rx * rx
+        ry_sq = ry * ry
+    else:
+        scale = 1
+    t1 = rx_sq * y1p_sq
+    t2 = ry_sq * x1p_sq
+    c = math.sqrt(abs((rx_sq * ry_sq - t1 - t2) / (t1 + t2)))
+    if large == sweep:
+        c = -c
+    cxp = c * rx * y1p / ry
+    cyp = -c * ry * x1p / rx
+    cx = (cosr * cxp - sinr * cyp) + ((x0 + x1) / 2)
+    cy = (sinr * cxp + cosr * cyp) + ((y0 + y1) / 2)
+    ux = (x1p - cxp) / rx
+    uy = (y1p - cyp) / ry
+    vx = (-x1p - cxp) / rx
+    vy = (-y1p - cyp) / ry
+    n = math.sqrt(ux * ux + uy * uy)
+    theta = math.acos(ux / n) * _RAD2DEG
+    if uy < 0:
+        theta = -theta
+    theta = theta % 360
+    n = math.sqrt((ux * ux + uy * uy) * (vx * vx + vy * vy))
+    d = (ux * vx + uy * vy) / n
+    if d > 1.0:
+        d = 1.0
+    elif d < -1.0:
+        d = -1.0
+    delta = math.acos(d) * _RAD2DEG
+    if (ux * vy - uy * vx) < 0:
+        delta = -delta
+    delta = delta % 360
+    if not sweep:
+        delta -= 360
+    # P(t) uses radius·scale, computed in the reference as complex(rx, ry) * scale.
+    rxs = rx_raw * scale
+    rys = ry_raw * scale
+    return ARC, (x0, y0, x1, y1, cx, cy, rxs, rys, theta, delta, cosr, sinr, rx_raw, ry_raw, float(scale), rot)
+
+
+def parse_path_data(d: str, parity: bool = False) -> PathData:
+    """Parse SVG path data into segments exactly as spec §8.9.1 (svg.path 7.1) reads it.
+
+    Parameters
+    ----------
+    d : str
+        The path data (the raw attribute value, or the folded string of spec §7).
+    parity : bool, default False
+        ``True``: the reference's silent truncation rule (spec §8.9.1 B) applies. ``False`` (RL
+        mode): a truncated implicit repeat is an error (spec §16 item 22).
+
+    Returns
+    -------
+    PathData
+        The segments; empty for an empty or blank ``d`` (valid but unsampleable, spec §10).
+
+    Raises
+    ------
+    PathSyntaxError
+        With a ``reason`` from :data:`REASONS`.
+
+    Examples
+    --------
+    >>> p = parse_path_data("M0 0 L10 0 h5 z")
+    >>> p.commands, p.kinds.tolist(), p.params[3, :4].tolist()
+    ('MLhz', [0, 1, 1, 1], [15.0, 0.0, 0.0, 0.0])
+    >>> len(parse_path_data("M0 0 1 1 1", parity=True))
+    2
+    >>> parse_path_data("M0 0 1 1 1")
+    Traceback (most recent call last):
+    ...
+    vector_gym.svg.path_data.PathSyntaxError: incomplete_argument_set: 5 numbers after M are not whole sets of 2: '0 0 1 1 1'
+    >>> parse_path_data("Z")
+    Traceback (most recent call last):
+    ...
+    vector_gym.svg.path_data.PathSyntaxError: close_before_move: Z before any moveto
+    """
+    if not isinstance(d, str):
+        raise PathSyntaxError(R_BAD_NUMBER, f"expected str, got {type(d).__name__}")
+    pieces = _COMMAND_SPLIT.split(d)
+    if pieces[0].strip():
+        raise PathSyntaxError(R_NO_COMMAND, f"text before the first command in {d[:40]!r}")
+    kinds: list[int] = []
+    rows: list[tuple] = []
+    cmds: list[str] = []
+    cx = cy = 0.0  # current point
+    sx = sy = None  # subpath start
+    last = ""  # previous command (upper case, after M→L)
+    truncated = False
+    for idx in range(1, len(pieces), 2):
+        cmd = pieces[idx]
+        args = pieces[idx + 1].strip()
+        up = cmd.upper()
+        rel = cmd != up
+        if up == "Z":
+            if args:
+                raise PathSyntaxError(R_ARGS_AFTER_CLOSE, f"text after {cmd}: {args[:40]!r}")
+            if sx is None:
+                raise PathSyntaxError(R_CLOSE_BEFORE_MOVE, "Z before any moveto")
+            kinds.append(LINE)
+            rows.append((cx, cy, sx, sy))
+            cmds.append(cmd)
+            cx, cy = sx, sy
+            last = "Z"
+            continue
+        if not args:
+            raise PathSyntaxError(R_MISSING_ARGS, f"{cmd} without arguments")
+        if not args.isascii():
+            raise PathSyntaxError(R_NON_ASCII, f"non-ASCII character in arguments of {cmd}")
+        sets, trunc = _read_sets(cmd, args, parity)
+        for a in sets:
+            if up == "M":
+                if rel:
+                    x, y = cx + a[0], cy + a[1]
+                else:
+                    x, y = a[0], a[1]
+                kinds.append(MOVE)
+                rows.append((x, y, x, y))
+                cmds.append(cmd)
+                cx, cy = x, y
+                sx, sy = x, y
+                last = "M"
+                # implicit repeats of M are L
+                cmd = "l" if rel else "L"
+                up = "L"
+                continue
+            if up == "L":
+                x, y = (a[0] + cx, a[1] + cy) if rel else (a[0], a[1])
+                kinds.append(LINE)
+                rows.append((cx, cy, x, y))
+            elif up == "H":
+                x, y = (a[0] + cx if rel else a[0]), cy
+                kinds.append(LINE)
+                rows.append((cx, cy, x, y))
+            elif up == "V":
+                x, y = cx, (a[0] + cy if rel else a[0])
+                kinds.append(LINE)
+                rows.append((cx, cy, x, y))
+            elif up == "C":
+                if rel:
+                    c1x, c1y, c2x, c2y = a[0] + cx, a[1] + cy, a[2] + cx, a[3] + cy
+                    x, y = a[4] + cx, a[5] + cy
+                else:
+                    c1x, c1y, c2x, c2y, x, y = a
+                kinds.append(CUBIC)
+                rows.append((cx, cy, x, y, c1x, c1y, c2x, c2y))
+            elif up == "S":
+                if rel:
+                    c2x, c2y, x, y = a[0] + cx, a[1] + cy, a[2] + cx, a[3] + cy
+                else:
+                    c2x, c2y, x, y = a
+                if last in ("C", "S"):
+                    prev = rows[-1]
+                    c1x, c1y = cx + cx - prev[6], cy + cy - prev[7]
+                else:
+                    c1x, c1y = cx, cy
+                kinds.append(CUBIC)
+                rows.append((cx, cy, x, y, c1x, c1y, c2x, c2y))
+            elif up == "Q":
+                if rel:
+                    qx, qy, x, y = a[0] + cx, a[1] + cy, a[2] + cx, a[3] + cy
+                else:
+                    qx, qy, x, y = a
+                kinds.append(QUAD)
+                rows.append((cx, cy, x, y, qx, qy))
+            elif up == "T":
+                x, y = (a[0] + cx, a[1] + cy) if rel else (a[0], a[1])
+                if last in ("Q", "T"):
+                    prev = rows[-1]
+                    qx, qy = cx + cx - prev[4], cy + cy - prev[5]
+                else:
+                    qx, qy = cx, cy
+                kinds.append(QUAD)
+                rows.append((cx, cy, x, y, qx, qy))
+            else:  # A
+                rx, ry, rot, large, sweep, ex, ey = a
+                x, y = (ex + cx, ey + cy) if rel else (ex, ey)
+                try:
+                    kind, row = _arc_row(cx, cy, rx, ry, rot, large, sweep, x, y)
+                except (ZeroDivisionError, ValueError, OverflowError) as exc:
+                    raise PathSyntaxError(R_ARC_SETUP, f"arc set-up failed ({exc}) in {cmd}") from None
+                kinds.append(kind)
+                rows.append(row)
+            cmds.append(cmd)
+            cx, cy = x, y
+            last = up
+        if trunc:
+            truncated = True
+            break
+    n = len(rows)
+    params = np.fromiter(
+        itertools.chain.from_iterable([row + _PAD[len(row)] for row in rows]), np.float64, n * N_PARAMS
+    ).reshape(n, N_PARAMS)
+    k = np.array(kinds, dtype=np.int8)
+    params.flags.writeable = False
+    k.flags.writeable = False
+    return PathData(kinds=k, params=params, commands="".join(cmds), truncated=truncated)
+
+
+CACHE_MAX_CHARS = 8192
+"""Longer ``d`` strings are parsed without memoisation (the cache must not pin huge texts)."""
+
+
+@functools.lru_cache(maxsize=8192)
+def _parse_or_error(d: str, parity: bool) -> PathData | PathSyntaxError:
+    try:
+        return parse_path_data(d, parity)
+    except PathSyntaxError as exc:
+        return exc
+
+
+def parse_path_data_cached(d: str, parity: bool = False) -> PathData | PathSyntaxError:
+    """Memoised :func:`parse_path_data`; returns (not raises) the :class:`PathSyntaxError`.
+
+    Returning the error keeps failed parses cached too. Strings longer than
+    :data:`CACHE_MAX_CHARS` are parsed afresh each time. The result's arrays are read-only.
+
+    Examples
+    --------
+    >>> parse_path_data_cached("M0 0 L").reason
+    'missing_arguments'
+    >>> parse_path_data_cached("M0 0 L1 1").commands
+    'ML'
+    """
+    if not isinstance(d, str) or len(d) > CACHE_MAX_CHARS:
+        return _parse_or_error.__wrapped__(d, parity)
+    return _parse_or_error(d, bool(parity))
+
+
+def path_syntax_ok(d: str, parity: bool = False) -> bool:
+    """Return whether ``d`` passes the §8.9.1 reader (the validity gate's ``d`` check, spec §10).
+
+    Examples
+    --------
+    >>> path_syntax_ok(""), path_syntax_ok("L 10 10"), path_syntax_ok("M0 0 L")
+    (True, True, False)
+    """
+    return not isinstance(parse_path_data_cached(d, parity), PathSyntaxError)

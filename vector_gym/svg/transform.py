@@ -1,0 +1,181 @@
+"""The SVG ``transform`` attribute: strict parsing and affine matrices (SVG 1.1 §7.6, SVG 2 §8.5).
+
+Grammar (strict): a list of ``name(args)`` items, ``name`` one of (case-sensitive) ``matrix`` (6
+numbers), ``translate`` (1 or 2), ``scale`` (1 or 2), ``rotate`` (1 or 3), ``skewX`` (1),
+``skewY`` (1); optional whitespace between a name and ``(``; arguments are SVG numbers
+(:mod:`vector_gym.svg.numbers`) separated by whitespace and/or one comma (a number may follow with
+no separator when it starts with a sign or ``.``, as browsers read it); items are separated by
+optional whitespace with at most one comma. Empty parentheses, unknown or wrongly cased names,
+wrong arity, non-finite numbers and any other character are errors.
+
+The reference's canonical transform rule (spec §4.4) is a different, string-level check and lives
+in ``svg/canonical.py``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from vector_gym.svg.numbers import scan_numbers
+
+__all__ = ["TRANSFORM_ARITY", "parse_transform", "transform_to_matrix", "matrix_string"]
+
+TRANSFORM_ARITY: dict[str, tuple[int, ...]] = {
+    "matrix": (6,),
+    "translate": (1, 2),
+    "scale": (1, 2),
+    "rotate": (1, 3),
+    "skewX": (1,),
+    "skewY": (1,),
+}
+"""Allowed argument counts per transform function (SVG 1.1 §7.6)."""
+
+_ITEM_RE = re.compile(r"([A-Za-z]+)[ \t\r\n\f]*\(([^()]*)\)")
+_SEP_RE = re.compile(r"[ \t\r\n\f]*(?:,[ \t\r\n\f]*)?")
+_WSP_RE = re.compile(r"[ \t\r\n\f]*")
+
+
+def parse_transform(text: str) -> list[tuple[str, tuple[float, ...]]]:
+    """Parse a ``transform`` attribute value strictly.
+
+    Parameters
+    ----------
+    text : str
+        E.g. ``"translate(10,20) rotate(45 5 5)"``. Empty or blank text is the identity ``[]``.
+
+    Returns
+    -------
+    list of (str, tuple of float)
+        The items in document order, with their arguments in user units/degrees.
+
+    Raises
+    ------
+    ValueError
+        On any grammar, name or arity error (the message names the offending item).
+
+    Examples
+    --------
+    >>> parse_transform("translate(10,20)scale(2)")
+    [('translate', (10.0, 20.0)), ('scale', (2.0,))]
+    >>> parse_transform("")
+    []
+    >>> parse_transform("Translate(1)")
+    Traceback (most recent call last):
+    ...
+    ValueError: transform: unknown function 'Translate' in 'Translate(1)'
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"transform: expected str, got {type(text).__name__}")
+    out: list[tuple[str, tuple[float, ...]]] = []
+    n = len(text)
+    pos = _WSP_RE.match(text, 0).end()
+    while pos < n:
+        m = _ITEM_RE.match(text, pos)
+        if m is None:
+            raise ValueError(f"transform: expected name(args) at offset {pos} in {text!r}")
+        name, body = m.group(1), m.group(2)
+        arity = TRANSFORM_ARITY.get(name)
+        if arity is None:
+            raise ValueError(f"transform: unknown function {name!r} in {text!r}")
+        args = scan_numbers(body)
+        if args is None:
+            raise ValueError(f"transform: bad arguments {body!r} of {name} in {text!r}")
+        if len(args) not in arity:
+            raise ValueError(
+                f"transform: {name} expects {' or '.join(map(str, arity))} numbers, got {len(args)} in {text!r}"
+            )
+        out.append((name, tuple(args)))
+        pos = m.end()
+        sep = _SEP_RE.match(text, pos)
+        if sep.end() == n and "," in text[pos:n]:
+            raise ValueError(f"transform: trailing comma in {text!r}")
+        pos = sep.end()
+    return out
+
+
+def _item_matrix(name: str, a: tuple[float, ...]) -> np.ndarray:
+    m = np.eye(3)
+    if name == "matrix":
+        m[0, 0], m[1, 0], m[0, 1], m[1, 1], m[0, 2], m[1, 2] = a
+    elif name == "translate":
+        m[0, 2] = a[0]
+        m[1, 2] = a[1] if len(a) > 1 else 0.0
+    elif name == "scale":
+        m[0, 0] = a[0]
+        m[1, 1] = a[1] if len(a) > 1 else a[0]
+    elif name == "rotate":
+        r = math.radians(a[0])
+        c, s = math.cos(r), math.sin(r)
+        cx, cy = (a[1], a[2]) if len(a) == 3 else (0.0, 0.0)
+        # translate(cx, cy) rotate(a) translate(-cx, -cy)
+        m[0, 0], m[0, 1], m[1, 0], m[1, 1] = c, -s, s, c
+        m[0, 2] = cx - c * cx + s * cy
+        m[1, 2] = cy - s * cx - c * cy
+    elif name == "skewX":
+        m[0, 1] = math.tan(math.radians(a[0]))
+    elif name == "skewY":
+        m[1, 0] = math.tan(math.radians(a[0]))
+    else:
+        raise ValueError(f"transform: unknown function {name!r}")
+    return m
+
+
+def transform_to_matrix(items: str | list[tuple[str, tuple[float, ...]]]) -> np.ndarray:
+    """Compose a transform list into one affine matrix (SVG semantics).
+
+    ``transform="A B"`` maps a point p to ``A·B·p``: the rightmost item applies first.
+
+    Parameters
+    ----------
+    items : str or list of (str, tuple of float)
+        A ``transform`` value (parsed with :func:`parse_transform`) or its parsed items.
+
+    Returns
+    -------
+    numpy.ndarray, shape (3, 3), float64
+        ``[[a, c, e], [b, d, f], [0, 0, 1]]`` acting on column vectors ``(x, y, 1)`` in user units.
+
+    Raises
+    ------
+    ValueError
+        If a string does not parse.
+
+    Examples
+    --------
+    >>> transform_to_matrix("translate(10 20) scale(2)") @ [1, 1, 1]
+    array([12., 22.,  1.])
+    >>> transform_to_matrix("").tolist()
+    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    """
+    if isinstance(items, str):
+        items = parse_transform(items)
+    m = np.eye(3)
+    for name, args in items:
+        m = m @ _item_matrix(name, tuple(args))
+    return m
+
+
+def _fmt(x: float) -> str:
+    x = float(x)
+    if x == 0.0:
+        return "0"
+    s = repr(x)
+    return s[:-2] if s.endswith(".0") else s
+
+
+def matrix_string(m: np.ndarray) -> str:
+    """Write a (3, 3) or (2, 3) affine matrix as ``matrix(a b c d e f)``.
+
+    Numbers use Python's shortest round-trip spelling (``1e-07``, ``100``), ``-0`` → ``0``.
+
+    Examples
+    --------
+    >>> matrix_string(transform_to_matrix("translate(10,20)"))
+    'matrix(1 0 0 1 10 20)'
+    """
+    a = np.asarray(m, dtype=float)
+    vals = (a[0, 0], a[1, 0], a[0, 1], a[1, 1], a[0, 2], a[1, 2])
+    return "matrix(" + " ".join(_fmt(v) for v in vals) + ")"

@@ -1,0 +1,155 @@
+"""Hostile policy outputs: reward 0 with a named reason, never an exception (brief; spec §3, §10).
+
+Time and memory bounds come from the implementation (parse limits checked before parsing,
+linear-time extraction); there are no timed assertions here, but every case runs.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from spec_docs import TARGET, make_task, sub
+
+from vector_gym.rewards.spec import score, score_response
+
+TASK = make_task()
+NS = 'xmlns="http://www.w3.org/2000/svg"'
+
+
+def test_external_entity_is_never_read(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET")
+    text = f'<!DOCTYPE svg [<!ENTITY x SYSTEM "file://{secret}">]><svg {NS}><text>&x;</text></svg>'
+    for parity in (False, True):
+        r = score(TASK, text, parity)
+        assert r.reward == 0.0 and r.detail == ("entity_declaration",) and not r.produced_parse_ok
+        assert "TOP-SECRET" not in repr(r.to_dict())
+
+
+def test_entity_expansion_bomb():
+    lol = "".join(f'<!ENTITY l{i} "{f"&l{i - 1};" * 10 if i else "lol"}">' for i in range(10))
+    r = score(TASK, f"<!DOCTYPE svg [{lol}]><svg {NS}><text>&l9;</text></svg>")
+    assert r.reward == 0.0 and r.detail == ("entity_declaration",)
+
+
+def test_fifty_megabyte_response():
+    huge = f"<svg {NS}>" + "<g/>" * (50 * 1024 * 1024 // 4) + "</svg>"
+    r = score(TASK, huge)
+    assert r.reward == 0.0 and r.detail == ("too_large",) and not r.exact
+    r = score_response(TASK, "Here you go:\n" + huge)
+    assert r.reward == 0.0 and "too_large" in r.detail
+
+
+def test_ten_thousand_nested_groups():
+    deep = f"<svg {NS}>" + "<g>" * 10_000 + "</g>" * 10_000 + "</svg>"
+    r = score(TASK, deep)
+    assert r.reward == 0.0 and r.detail == ("too_deep",)
+
+
+@pytest.mark.parametrize("parity", [False, True])
+def test_nan_and_infinity_path_coordinates(parity):
+    produced = sub(TARGET, "</svg>", '<path d="M NaN 0 L Infinity 10"/></svg>')
+    r = score(TASK, produced, parity)
+    assert r.reward == 0.0 and "invalid_path_syntax" in r.detail
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-inf", "1e999"])
+@pytest.mark.parametrize("parity", [False, True])
+def test_non_finite_requested_coordinate(value, parity):
+    r = score(TASK, sub(TARGET, 'x="30"', f'x="{value}"'), parity)
+    assert r.reward == 0.0 and r.failure_reasons == ("requested_repairs_incomplete",)
+    json.dumps(r.to_dict(), allow_nan=False)  # no NaN/inf float anywhere in the report dict
+
+
+def test_invalid_utf8_bytes():
+    r = score(TASK, b"<svg>\xff\xfe</svg>")
+    assert r.reward == 0.0 and r.detail == ("invalid_utf8",)
+    ok = score(TASK, TARGET.encode("utf-8"))  # valid UTF-8 bytes are scored normally
+    assert ok.reward == 1.0
+
+
+def test_lone_surrogate_string():
+    r = score(TASK, f"<svg {NS}>\ud800</svg>")
+    assert r.reward == 0.0 and r.detail == ("invalid_utf8",)
+
+
+@pytest.mark.parametrize("junk", ["", "   ", "no svg here", "<svg", "```svg\n<svg", "\x00\x01"])
+def test_junk_responses(junk):
+    r = score_response(TASK, junk)
+    assert r.reward == 0.0 and r.failure_reasons[0] == "invalid_svg"
+
+
+def test_no_svg_found():
+    # Brief: the default extraction finds no SVG → reward 0, failure_reasons ("invalid_svg",),
+    # detail "no_svg_found".
+    r = score_response(TASK, "I cannot help with that.")
+    assert (r.reward, r.failure_reasons, r.detail) == (0.0, ("invalid_svg",), ("no_svg_found",))
+
+
+def test_not_text():
+    r = score(TASK, 12345)  # type: ignore[arg-type]
+    assert r.reward == 0.0 and r.detail == ("not_text",)
+
+
+def test_provider_error_defaults():
+    # §12: reward 0, every pass flag false, ratios 0.0, UCR 1.0, status ERR.
+    r = score(TASK, None)
+    assert r.status == "ERR" and r.detail == ("provider_error",) and r.unintended_change_rate == 1.0
+    assert (r.edit_completion, r.repair_progress, r.preservation, r.source_preservation) == (
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    )
+    assert not any(
+        (r.validity_pass, r.repair_pass, r.preservation_pass, r.near_pass, r.exact, r.structural)
+    )
+
+
+@pytest.mark.parametrize("parity", [False, True])
+def test_overflowing_points(parity):
+    # (1e308 − 10)² overflows a double: the RMS becomes inf instead of raising (spec §8.7).
+    target = sub(TARGET, "</svg>", '<polygon id="tri" points="0,0 10,0 10,10"/></svg>')
+    edit = {
+        "part": "tri",
+        "attribute": "points",
+        "before": [[0, 0], [12, 0], [12, 12]],
+        "after": [[0, 0], [10, 0], [10, 10]],
+    }
+    task = make_task(target=target, source=target, edits=[edit])
+    r = score(task, sub(target, 'points="0,0 10,0 10,10"', 'points="1e308,0 10,0 10,10"'), parity)
+    assert r.reward == 0.0 and not r.checks[0].passed
+
+
+def test_many_unique_paths():
+    # 40,000 distinct path strings (near the 4 MB parse limit): linear work, reward 0 (side effects).
+    paths = "".join(f'<path d="M0 0 L{i} {i}"/>' for i in range(40_000))
+    r = score(TASK, sub(TARGET, "</svg>", paths + "</svg>"))
+    assert r.reward == 0.0 and r.validity_pass and not r.preservation_pass
+
+
+def test_random_mutations_never_raise():
+    # Fuzz: random SVG-ish edits of bundled targets and sources score without raising, and
+    # every report serialises to strict JSON (no NaN). Fixed seed, both modes.
+    import random
+
+    from vector_gym.tasks.vector_bench import load_vector_bench
+
+    tasks = load_vector_bench()
+    alphabet = ['"', "<", ">", "/", "=", " ", "#", "url(#", ")", ";", ":", "nan", "1e999", "-", ".",
+                ",", "M", "Z", "A", "0", "1", "\u00a0", "&amp;", 'id="x" ', "<g>", "</g>", 'href="#']  # fmt: skip
+    rng = random.Random(20261129)
+    for _ in range(150):
+        task = rng.choice(tasks)
+        text = rng.choice([task.target_svg, task.source_svg])
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randrange(len(text))
+            tok = rng.choice(alphabet)
+            text = rng.choice(
+                [text[:i] + tok + text[i:], text[:i] + text[i + rng.randint(1, 20) :]]
+            )
+        for parity in (False, True):
+            r = score(task, text, parity)
+            json.dumps(r.to_dict(), allow_nan=False)
+            assert r.reward in (0.0, 1.0)

@@ -1,0 +1,78 @@
+"""Reward gates on the bundled corpus (spec-reward.md §17 "Reward gates on the corpus")."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from vector_gym.rewards.spec import SpecScorer, score
+from vector_gym.tasks.vector_bench import load_vector_bench
+
+TASKS = load_vector_bench()
+SV001 = TASKS[0]
+
+
+def test_sv001_target_against_itself():
+    # §17: reward 1, repair pass, preservation pass, valid, completion 1.0, UCR 0.
+    r = score(SV001, SV001.target_svg)
+    assert (r.reward, r.repair_pass, r.preservation_pass, r.validity_pass) == (
+        1.0,
+        True,
+        True,
+        True,
+    )
+    assert r.edit_completion == 1.0 and r.unintended_change_rate == 0.0
+    assert r.status == "PASS" and r.failure_reasons == () and r.exact and r.structural
+
+
+def test_sv001_source_unchanged():
+    # §17: reward 0, edit completion < 1.
+    r = score(SV001, SV001.source_svg)
+    assert r.reward == 0.0 and r.edit_completion < 1.0
+    assert r.failure_reasons == ("requested_repairs_incomplete",)
+
+
+@pytest.mark.parametrize("parity", [False, True], ids=["default", "parity"])
+@pytest.mark.parametrize("task", TASKS, ids=[t.task_id for t in TASKS])
+def test_every_target_and_source(task, parity):
+    scorer = SpecScorer(task, parity=parity)
+    # §17: every target against itself → reward 1, completion 1.0, UCR 0.
+    r = scorer.score(task.target_svg)
+    assert (r.reward, r.edit_completion, r.unintended_change_rate) == (1.0, 1.0, 0.0)
+    # §17: every corrupted input → valid, reward 0, repair progress exactly 0, preservation pass,
+    # UCR 0, and each check's produced value equals that item's `before` value.
+    s = scorer.score(task.source_svg)
+    assert s.validity_pass and s.reward == 0.0 and s.repair_progress == 0.0
+    assert s.preservation_pass and s.unintended_change_rate == 0.0
+    for check, edit in zip(s.checks, task.requested_edits, strict=True):
+        assert check.produced == edit.before, (check.part, check.attribute)
+
+
+def test_deleted_protected_object():
+    # §17: sv_001 target with its first protected object deleted → reward 0, completion 1.0,
+    # UCR > 0, and that ID listed in unexpected changes.
+    u = SV001.protected_ids[0]
+    produced = re.sub(rf'<[^<>]*\bid="{re.escape(u)}"[^<>]*/>', "", SV001.target_svg, count=1)
+    assert produced != SV001.target_svg
+    r = score(SV001, produced)
+    assert r.reward == 0.0 and r.edit_completion == 1.0 and r.unintended_change_rate > 0
+    assert u in r.unexpected_changed_parts
+
+
+def test_added_circle_with_new_id():
+    # §17: target plus an unrequested circle with a new ID → reward 0, "+<id>" reported.
+    produced = SV001.target_svg.replace(
+        "</svg>", '<circle id="extra-dot" cx="5" cy="5" r="2"/></svg>'
+    )
+    r = score(SV001, produced)
+    assert r.reward == 0.0 and "+extra-dot" in r.unexpected_changed_parts
+
+
+def test_added_anonymous_circle():
+    # §17: an anonymous circle → repair pass, preservation fail, reward 0, "__svg" reported.
+    produced = SV001.target_svg.replace("</svg>", '<circle cx="5" cy="5" r="2"/></svg>')
+    r = score(SV001, produced)
+    assert r.repair_pass and not r.preservation_pass and r.reward == 0.0
+    assert "__svg" in r.unexpected_changed_parts
+    assert r.status == "SIDE_EFFECTS"

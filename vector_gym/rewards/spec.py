@@ -1,0 +1,626 @@
+"""The Vector-Bench three-gate specification reward (spec-reward.md §3–§12).
+
+``reward = 1`` iff the produced SVG is **valid** (§10), every requested edit in E **passed** its
+tolerance check (§8, the repair gate), and the masked documents are **semantically equal**
+(§9, §5, the preservation gate). Dense diagnostics ride along: ``repair_progress`` (mean
+per-check progress q, §8.4), ``near_pass``, UCR over the protected ids U (§11.1), the canonical
+``structural`` match and ``exact`` string match (§11.2).
+
+Two modes (spec §16):
+
+``parity=False`` (default, for RL)
+    Our fixes of the reference's defects: a non-finite distance gives q = 0 (§16 item 7);
+    numbers are read with the strict §4.2 grammar, so ``x="nan"``, ``"inf"``, ``"1_0"`` are not
+    numbers: such a check fails with undefined progress (counted 0); an inserted polygon or
+    polyline must have exactly the target's number of coordinates (item 19); a path whose
+    implicit repeat is cut short is invalid instead of silently truncated (item 22); responses
+    are extracted with our default rule (§2, :func:`vector_gym.svg.extract.extract_svg`).
+``parity=True``
+    Reproduces the reference evaluator bit for bit on the published outcomes: Python ``float()``
+    readings, NaN progress 1, pairwise truncation of inserted points, silent path truncation and
+    the reference extraction rule.
+
+In both modes a ``Z`` before any moveto and an arc flag other than ``0``/``1`` are invalid path
+syntax (the reference crashes, §16 item 8), and a hostile output (entity declarations, huge or
+deeply nested documents, invalid UTF-8) is a parse failure with a named detail code, never an
+exception.
+
+Examples
+--------
+>>> from vector_gym.tasks import load_vector_bench
+>>> task = load_vector_bench()[0]
+>>> r = score(task, task.target_svg)
+>>> r.reward, r.status, r.edit_completion, r.unintended_change_rate
+(1.0, 'PASS', 1.0, 0.0)
+>>> r = score(task, "<svg><g></svg>")
+>>> r.reward, r.produced_parse_ok, r.detail
+(0.0, False, ('not_well_formed',))
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+from collections import OrderedDict
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from vector_gym.errors import SVGParseError
+from vector_gym.rewards import failures as F
+from vector_gym.rewards._spec_compare import (
+    Match,
+    PathSide,
+    Viewport,
+    color_delta,
+    compare_canonical,
+    compare_color,
+    compare_exact,
+    compare_list,
+    compare_path,
+    compare_scalar,
+    coord_delta,
+    visual,
+)
+from vector_gym.rewards._spec_lookup import IdIndex, corresponding, read_value
+from vector_gym.rewards._spec_mask import mask_produced, target_states
+from vector_gym.rewards._spec_validity import check_validity
+from vector_gym.rewards.report import CheckReport, SpecReport
+from vector_gym.svg.canonical import Node, canonical_equal, normalise_attribute, to_node
+from vector_gym.svg.color import COLOR_ATTRIBUTES
+from vector_gym.svg.extract import extract_svg
+from vector_gym.svg.geometry import path_distance
+from vector_gym.svg.parse import fold_ws, parse_svg
+from vector_gym.svg.semantic import (
+    aliases,
+    lazy_aliases,
+    semantic_attributes,
+    semantic_differences,
+    semantic_equal_with,
+)
+from vector_gym.svg.viewbox import viewport_size
+from vector_gym.tasks.task import RequestedEdit, Task
+
+__all__ = [
+    "SpecScorer",
+    "get_scorer",
+    "score",
+    "score_response",
+    "score_many",
+    "NEAR_PASS_PROGRESS",
+]
+
+NEAR_PASS_PROGRESS = 0.80
+"""``near_pass`` needs ``repair_progress >= 0.80`` (spec §11)."""
+
+_REPORT_CACHE_SIZE = 256
+_REPORT_CACHE_MAX_LEN = 1 << 20
+
+
+def _r6(x: float | None) -> float | None:
+    """Python ``round(x, 6)`` as the reference reports numbers (spec §8.4)."""
+    if x is None:
+        return None
+    if not math.isfinite(x):
+        return x
+    return round(x, 6)
+
+
+def _py_max(a: float, b: float) -> float:
+    """Python ``max(a, b)`` (keeps ``a`` unless ``b > a``, so a NaN ``b`` is ignored)."""
+    return b if b > a else a
+
+
+@dataclass(frozen=True, slots=True)
+class _CheckPlan:
+    """Task-side data of one requested edit, computed once per task."""
+
+    edit: RequestedEdit
+    kind: str  # existence | scalar | list | color | path | other
+    color_delta: float | None = None
+    path_after: PathSide | None = None
+    path_delta: float | None = None
+    path_delta_c: float | None = None
+
+
+class SpecScorer:
+    """Score produced SVGs for one task with the specification reward (spec §3–§12).
+
+    Everything that depends only on the task is computed once here: the parsed target and its
+    validity, the viewport (§8.3), each check's baseline δ (path samples of ``before`` and
+    ``after`` included), the masked target T′ states (§9) and the protected-id lookups.
+
+    Parameters
+    ----------
+    task : Task
+        A Vector-Bench-style task (``target_svg``, ``requested_edits`` E, ``protected_ids`` U).
+    parity : bool, default False
+        Reproduce the reference's quirks (see the module docstring).
+
+    Examples
+    --------
+    >>> from vector_gym.tasks import load_vector_bench
+    >>> scorer = SpecScorer(load_vector_bench()[0])
+    >>> scorer.score(scorer.task.source_svg).repair_progress
+    0.0
+    >>> scorer.score(None).status
+    'ERR'
+    """
+
+    def __init__(self, task: Task, parity: bool = False) -> None:
+        self.task = task
+        self.parity = bool(parity)
+        self._cache: OrderedDict[Any, SpecReport] = OrderedDict()
+        self.target_fold = fold_ws(task.target_svg)
+        try:
+            lx = parse_svg(task.target_svg)
+        except SVGParseError:
+            lx = None
+        self.viewport = Viewport(*viewport_size(lx))
+        self.target: Node | None = to_node(lx) if lx is not None else None
+        self.target_valid = check_validity(self.target, self.parity)[0]
+        self.t_index = IdIndex(self.target) if self.target is not None else None
+        edits = task.requested_edits
+        self.plans = tuple(self._plan(e) for e in edits)
+        self.t_states = target_states(self.target, edits) if self.target is not None else None
+        self.masked_target = self.t_states[-1].root if self.t_states is not None else None
+        idx = self.t_index
+        self.protected = tuple(
+            (u, idx.find(u) if idx is not None else None) for u in task.protected_ids
+        )
+
+    # -- task-side precomputation ------------------------------------------------------------
+
+    def _plan(self, e: RequestedEdit) -> _CheckPlan:
+        after = e.after
+        if isinstance(after, bool):
+            return _CheckPlan(e, "existence")
+        if isinstance(after, int | float):
+            return _CheckPlan(e, "scalar")
+        if isinstance(after, list | tuple):
+            return _CheckPlan(e, "list")
+        if e.attribute in COLOR_ATTRIBUTES:
+            return _CheckPlan(e, "color", color_delta=color_delta(e.before, after))
+        if e.attribute == "d":
+            a = PathSide.of(after, self.parity)
+            b = PathSide.of(e.before, self.parity)
+            delta = None
+            if a is not None and b is not None and a.samples is not None and b.samples is not None:
+                delta = float(path_distance(b.samples, a.samples))
+            dc = coord_delta(b, a) if a is not None else None
+            return _CheckPlan(e, "path", path_after=a, path_delta=delta, path_delta_c=dc)
+        return _CheckPlan(e, "other")
+
+    # -- public API ----------------------------------------------------------------------------
+
+    def score(self, produced_svg: str | bytes | None) -> SpecReport:
+        """Score one produced SVG document (already extracted from the response).
+
+        Parameters
+        ----------
+        produced_svg : str, bytes or None
+            The SVG text; ``bytes`` must be UTF-8. ``None`` means the provider returned nothing:
+            the §12 error defaults (status ``ERR``, detail ``provider_error``).
+
+        Returns
+        -------
+        SpecReport
+            Never raises for any text a policy wrote.
+        """
+        if produced_svg is None:
+            return self._error_report()
+        cacheable = (
+            isinstance(produced_svg, str | bytes) and len(produced_svg) <= _REPORT_CACHE_MAX_LEN
+        )
+        if cacheable:
+            hit = self._cache.get(produced_svg)
+            if hit is not None:
+                self._cache.move_to_end(produced_svg)
+                return hit
+        # Pause the cyclic GC while scoring: the trees hold parent links, and building tens of
+        # thousands of nodes would otherwise trigger repeated full collections (superlinear
+        # time on large outputs). The previous state is restored; the garbage is collected later.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            report = self._score(produced_svg)
+        finally:
+            if enabled:
+                gc.enable()
+        if cacheable:
+            self._cache[produced_svg] = report
+            if len(self._cache) > _REPORT_CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return report
+
+    def score_response(self, response: str | None) -> SpecReport:
+        """Extract the SVG from a model response (spec §2), then :meth:`score` it.
+
+        With the default rule, a response holding no complete ``<svg>`` root scores 0 with
+        ``failure_reasons == ("invalid_svg",)`` and detail ``no_svg_found``.
+        """
+        if response is None:
+            return self._error_report()
+        if not isinstance(response, str):
+            return self.score(response)
+        svg = extract_svg(response, rule="reference" if self.parity else "default")
+        if svg is None:
+            base = self.score("")
+            return _replace(base, failure_reasons=(F.INVALID_SVG,), detail=(F.NO_SVG_FOUND,))
+        return self.score(svg)
+
+    # -- the scorer ----------------------------------------------------------------------------
+
+    def _error_report(self) -> SpecReport:
+        return SpecReport(
+            reward=0.0,
+            failure_reasons=F.FAILURE_REASONS,
+            detail=(F.PROVIDER_ERROR,),
+            validity_pass=False,
+            repair_pass=False,
+            preservation_pass=False,
+            source_preservation_pass=False,
+            specification_pass=False,
+            near_pass=False,
+            exact=False,
+            structural=False,
+            edit_completion=0.0,
+            repair_progress=0.0,
+            preservation=0.0,
+            source_preservation=0.0,
+            unintended_change_rate=1.0,
+            produced_parse_ok=False,
+            produced_valid_svg=False,
+            unexpected_changed_parts=(),
+            checks=(),
+            status="ERR",
+            parity=self.parity,
+        )
+
+    def _score(self, produced_svg: Any) -> SpecReport:
+        detail: list[str] = []
+        text: str | None = None
+        root: Node | None = None
+        if isinstance(produced_svg, bytes | bytearray):
+            try:
+                text = bytes(produced_svg).decode("utf-8")
+            except UnicodeDecodeError:
+                detail.append(F.INVALID_UTF8)
+        elif isinstance(produced_svg, str):
+            text = produced_svg
+        else:
+            detail.append(F.NOT_TEXT)
+        if text is not None:
+            try:
+                root = to_node(parse_svg(text))
+            except SVGParseError as exc:
+                detail.append(exc.reason if exc.reason in F.DETAIL_CODES else F.NOT_WELL_FORMED)
+            except (RecursionError, MemoryError, ValueError):  # defensive: never raise
+                detail.append(F.NOT_WELL_FORMED)
+        return self._score_tree(root, text, detail)
+
+    def _score_tree(self, P: Node | None, text: str | None, detail: list[str]) -> SpecReport:
+        parity = self.parity
+        T = self.target
+        t_index = self.t_index
+        valid, vdetail, by_id = check_validity(P, parity)
+        detail.extend(vdetail)
+        if not self.target_valid:
+            detail.append(F.TARGET_INVALID)
+        p_index = IdIndex(P, by_id) if P is not None else None
+
+        # -- requested edits (§7, §8) --
+        checks: list[CheckReport] = []
+        passed_count = 0
+        q_sum = 0.0
+        for plan in self.plans:
+            c = self._check(plan, P, p_index, valid)
+            checks.append(c)
+            if c.passed:
+                passed_count += 1
+            if c.progress is not None:
+                q_sum += c.progress
+        n_e = len(self.plans)
+        edit_completion = passed_count / n_e if n_e else 1.0
+        repair_progress = q_sum / n_e if n_e else 1.0
+        repair_pass = valid and passed_count == n_e
+
+        # -- protected ids U (§11.1), on the full unmasked documents --
+        failing_u: list[str] = []
+        source_hits = 0
+        n_u = len(self.protected)
+        if n_u:
+            if P is not None and T is not None:
+                ap, at = lazy_aliases(P, T)
+                for u, tn in self.protected:
+                    pn = corresponding(p_index, t_index, u)
+                    if tn is None or pn is None or not semantic_equal_with(pn, tn, ap, at):
+                        failing_u.append(u)
+                    pn_id = p_index.find(u) if p_index is not None else None
+                    if tn is not None and pn_id is not None and canonical_equal(pn_id, tn):
+                        source_hits += 1
+            else:
+                failing_u = [u for u, _ in self.protected]
+        ucr = len(failing_u) / n_u if n_u else 0.0
+        preservation = 1.0 - ucr
+        if not n_u:
+            source_preservation = 1.0
+        elif P is None or T is None:
+            source_preservation = 0.0
+        else:
+            source_preservation = source_hits / n_u
+
+        # -- diagnostics (§11.2) --
+        structural = P is not None and T is not None and canonical_equal(P, T)
+        exact = text is not None and F.TOO_LARGE not in detail and fold_ws(text) == self.target_fold
+
+        # -- masked whole-document gates (§9), P is consumed here --
+        if P is not None and T is not None:
+            Pm = mask_produced(P, self.task.requested_edits, self.t_states, p_index)
+            Tm = self.masked_target
+            ap2, at2 = lazy_aliases(Pm, Tm)
+            diffs = semantic_differences(Pm, Tm, ap2, at2)
+            v_equal = not diffs
+            # source_preservation_pass needs validity too; skip the walk when it cannot pass.
+            c_equal = valid and self.target_valid and canonical_equal(Pm, Tm)
+        else:
+            diffs = ["__document__"]
+            v_equal = c_equal = False
+        preservation_pass = valid and self.target_valid and v_equal
+        source_preservation_pass = valid and self.target_valid and c_equal
+        specification_pass = valid and repair_pass and preservation_pass
+        near_pass = (
+            valid
+            and preservation_pass
+            and not repair_pass
+            and n_e > 0
+            and passed_count >= n_e - 1
+            and repair_progress >= NEAR_PASS_PROGRESS
+        )
+        reasons = []
+        if not valid:
+            reasons.append(F.INVALID_SVG)
+        if not repair_pass:
+            reasons.append(F.REQUESTED_REPAIRS_INCOMPLETE)
+        if not preservation_pass:
+            reasons.append(F.UNINTENDED_DOCUMENT_CHANGES)
+        if specification_pass:
+            status = "PASS"
+        elif not valid:
+            status = "INVALID"
+        elif repair_pass and not preservation_pass:
+            status = "SIDE_EFFECTS"
+        elif near_pass:
+            status = "NEAR"
+        elif edit_completion > 0:
+            status = "PARTIAL"
+        else:
+            status = "FAIL"
+        return SpecReport(
+            reward=1.0 if specification_pass else 0.0,
+            failure_reasons=tuple(reasons),
+            detail=tuple(dict.fromkeys(detail)),
+            validity_pass=valid,
+            repair_pass=repair_pass,
+            preservation_pass=preservation_pass,
+            source_preservation_pass=source_preservation_pass,
+            specification_pass=specification_pass,
+            near_pass=near_pass,
+            exact=exact,
+            structural=structural,
+            edit_completion=edit_completion,
+            repair_progress=repair_progress,
+            preservation=preservation,
+            source_preservation=source_preservation,
+            unintended_change_rate=ucr,
+            produced_parse_ok=P is not None,
+            produced_valid_svg=valid,
+            unexpected_changed_parts=tuple(sorted(set(diffs) | set(failing_u))),
+            checks=tuple(checks),
+            status=status,
+            parity=parity,
+        )
+
+    def _check(
+        self, plan: _CheckPlan, P: Node | None, p_index: IdIndex | None, valid: bool
+    ) -> CheckReport:
+        e = plan.edit
+        part, attr, before, after = e.part, e.attribute, e.before, e.after
+        if attr == "exists" and after is False:
+            node = p_index.find(part) if p_index is not None else None
+        else:
+            node = corresponding(p_index, self.t_index, part)
+        produced: Any = (
+            (node is not None) if attr == "exists" else read_value(node, attr, self.parity)
+        )
+        kind = plan.kind
+        if kind == "existence":
+            m = Match(produced == after, "existence")
+            m = Match(m.passed, "existence", progress=1.0 if m.passed else 0.0)
+            if after is True and m.passed:
+                m = self._inserted(part, P, p_index)
+                if not m.passed and p_index is not None and p_index.find(part) is None:
+                    produced = False
+        elif kind == "scalar":
+            m = compare_scalar(produced, before, after, attr, self.viewport, self.parity)
+        elif kind == "list":
+            m = compare_list(produced, before, after, attr, self.viewport, self.parity)
+        elif produced is None:
+            m = compare_exact(after)
+        elif kind == "color":
+            m = compare_color(produced, after, plan.color_delta, self.parity)
+        elif kind == "path" and plan.path_after is not None:
+            m = compare_path(
+                produced,
+                plan.path_after,
+                plan.path_delta,
+                plan.path_delta_c,
+                self.viewport,
+                self.parity,
+            )
+        else:
+            m = compare_canonical(produced, after, attr)
+        ok = valid and m.passed
+        return CheckReport(
+            part=part,
+            attribute=attr,
+            comparison=m.comparison,
+            passed=ok,
+            distance=_r6(m.distance),
+            tolerance=_r6(m.tolerance),
+            baseline_distance=_r6(m.baseline),
+            progress=(m.progress if valid else 0.0),
+            produced=_jsonish(produced),
+        )
+
+    # -- inserted subtree (§8.5) ------------------------------------------------------------------
+
+    def _inserted(self, part: str, P: Node | None, p_index: IdIndex | None) -> Match:
+        pn = corresponding(p_index, self.t_index, part)
+        tn = self.t_index.find(part) if self.t_index is not None else None
+        if pn is None or tn is None:
+            return Match(False, "inserted-subtree")
+        ap, at = aliases(pn, tn)
+        ok, ratio = self._match(pn, tn, ap, at)
+        if ratio is None:  # outright failure: null distance and tolerance, progress 0 (§8.5)
+            return Match(False, "inserted-subtree", progress=0.0)
+        return Match(ok, "inserted-subtree", ratio, 1.0, None, 1.0 if ok else 0.0)
+
+    def _match(self, p: Node, t: Node, ap: dict, at: dict) -> tuple[bool, float | None]:
+        if p.tag != t.tag:
+            return False, None
+        A_p = semantic_attributes(p, ap)
+        A_t = semantic_attributes(t, at)
+        if A_p.keys() != A_t.keys():
+            return False, None
+        ratio = 0.0
+        ok = True
+        for a, tv in A_t.items():
+            pv = A_p[a]
+            if normalise_attribute(a, pv) == normalise_attribute(a, tv):
+                continue
+            r = visual(a, pv, tv, self.viewport, self.parity)
+            if r.distance is not None and r.tolerance:
+                ratio = _py_max(ratio, _r6(r.distance) / _r6(r.tolerance))
+            elif not r.passed:
+                return False, None
+            if not r.passed:
+                ok = False
+        if fold_ws(p.text) != fold_ws(t.text):
+            return False, None
+        pc, tc = p.children, t.children
+        if len(pc) != len(tc):
+            return False, None
+        for x, y in zip(pc, tc, strict=True):
+            okk, rk = self._match(x, y, ap, at)
+            if not okk and rk is None:
+                return False, None
+            if not okk:
+                ok = False
+            if rk is not None:
+                ratio = _py_max(ratio, rk)
+        return ok, ratio
+
+
+def _jsonish(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_jsonish(v) for v in value)
+    return value
+
+
+def _replace(report: SpecReport, **changes: Any) -> SpecReport:
+    from dataclasses import replace
+
+    return replace(report, **changes)
+
+
+# -- module functions ------------------------------------------------------------------------------
+
+_SCORERS: OrderedDict[tuple[str, bool], SpecScorer] = OrderedDict()
+_SCORERS_MAX = 4096
+
+
+def get_scorer(task: Task, parity: bool = False) -> SpecScorer:
+    """Return the cached :class:`SpecScorer` of ``(task, parity)`` (built on first use).
+
+    The cache is keyed by task id and checked against the task's content, so an edited task
+    with the same id gets a fresh scorer.
+    """
+    key = (task.task_id, bool(parity))
+    scorer = _SCORERS.get(key)
+    if scorer is not None and (scorer.task is task or scorer.task == task):
+        _SCORERS.move_to_end(key)
+        return scorer
+    scorer = SpecScorer(task, parity=parity)
+    _SCORERS[key] = scorer
+    if len(_SCORERS) > _SCORERS_MAX:
+        _SCORERS.popitem(last=False)
+    return scorer
+
+
+def score(task: Task, produced_svg: str | bytes | None, parity: bool = False) -> SpecReport:
+    """Score one produced SVG for ``task`` (see :meth:`SpecScorer.score`)."""
+    return get_scorer(task, parity).score(produced_svg)
+
+
+def score_response(task: Task, response: str | None, parity: bool = False) -> SpecReport:
+    """Extract the SVG from a model response and score it (see :meth:`SpecScorer.score_response`)."""
+    return get_scorer(task, parity).score_response(response)
+
+
+def _score_chunk(args: tuple[list[Task], list[Any], bool, bool]) -> list[SpecReport]:
+    tasks, outputs, parity, responses = args
+    one = score_response if responses else score
+    return [one(t, o, parity) for t, o in zip(tasks, outputs, strict=True)]
+
+
+def score_many(
+    tasks: Sequence[Task],
+    outputs: Sequence[str | bytes | None],
+    parity: bool = False,
+    processes: int | None = None,
+    *,
+    responses: bool = False,
+) -> list[SpecReport]:
+    """Score a batch of produced SVGs, one per task, in order.
+
+    Parameters
+    ----------
+    tasks : sequence of Task
+    outputs : sequence of str, bytes or None
+        Produced SVG texts (already extracted); ``None`` = provider error.
+    parity : bool, default False
+    processes : int, optional
+        ``None`` or 1 scores in this process (per-task scorers are cached); more uses a
+        ``ProcessPoolExecutor`` with contiguous chunks, caching scorers per worker.
+    responses : bool, default False
+        True: ``outputs`` are raw model responses, scored with :func:`score_response`
+        (the SVG is extracted first, spec §2).
+
+    Returns
+    -------
+    list of SpecReport
+
+    Raises
+    ------
+    ValueError
+        ``tasks`` and ``outputs`` differ in length.
+    """
+    if len(tasks) != len(outputs):
+        raise ValueError(
+            f"expected as many outputs as tasks, got {len(outputs)} outputs for {len(tasks)} tasks"
+        )
+    n = len(tasks)
+    if not processes or processes <= 1 or n < 2:
+        return _score_chunk((list(tasks), list(outputs), parity, responses))
+    chunk = max(1, math.ceil(n / (processes * 4)))
+    jobs = [
+        (list(tasks[i : i + chunk]), list(outputs[i : i + chunk]), parity, responses)
+        for i in range(0, n, chunk)
+    ]
+    out: list[SpecReport] = []
+    with ProcessPoolExecutor(max_workers=processes) as pool:
+        for part in pool.map(_score_chunk, jobs):
+            out.extend(part)
+    return out

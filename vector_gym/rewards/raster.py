@@ -1,0 +1,548 @@
+"""Raster metrics and the raster scorer of SVGEditBench v1 and V2.
+
+Metrics (each is also usable alone):
+
+* :func:`mse`: mean squared error of uint8 ``(N, H, W, 3)`` images scaled to [0, 1]
+  (224 px for V2, 72 px for v1), averaged over pixels and the 3 channels;
+* DINOv2 cosine and CLIPScore: :mod:`vector_gym.rewards.embeddings` (weights from a
+  local directory or the local hub cache; missing weights give ``None``);
+* the two-step Chamfer distance: :mod:`vector_gym.rewards.chamfer`;
+* :func:`compression_ratio`: output size / source size in UTF-8 bytes (v1 Compression).
+
+:class:`RasterScorer` implements the env scorer protocol
+(``score_response(task, response) -> RasterReport``) and a batched
+:meth:`RasterScorer.score_many`. Extraction follows the V2 scripts
+(:func:`extract_svg_v2`); rendering uses :func:`vector_gym.render.render_many`
+(``backend="cairosvg"`` reproduces the papers; skia is the fast default).
+
+Scalar reward (documented choice, not from the papers)
+------------------------------------------------------
+``reward = 0`` when extraction or rendering failed. Otherwise, with ``mse_src`` the MSE of
+the unedited source against the target:
+
+* V2 and the v1 kinds other than Compression: ``max(0, 1 - mse / mse_src)``, the
+  fraction of the source's pixel error that the edit removed (unchanged source: 0;
+  exact target: 1; worse than the source: 0). When ``mse_src == 0`` it is
+  ``max(0, 1 - mse / MSE_TOLERANCE)``.
+* v1 Compression (target = source): ``max(0, 1 - mse / MSE_TOLERANCE) *
+  max(0, 1 - compression_ratio)``: it must look the same *and* be smaller.
+
+``info["report"]`` carries every metric unshaped, so any other reward can be computed.
+
+References
+----------
+SVGEditBench V2 (arXiv:2502.19453), section 3.3, Table 1; upstream
+``src/9_calculate_metrics.py``, ``src/evaluation/mse.py``, ``src/inference/vllm.py``
+(SVGEditBenchV2 7e7879a); SVGEditBench (arXiv:2404.13710), evaluation (CairoSVG, 72 x 72,
+white, MSE; compression ratio); ``metrics-svgeditbench.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from vector_gym.rewards.chamfer import chamfer_or_none
+from vector_gym.svg.extract import extract_svg_v2
+from vector_gym.tasks.task import Task
+
+__all__ = [
+    "EXTRACTION_ERROR",
+    "PARSING_ERROR",
+    "TARGET_RENDER_FAILED",
+    "FAILURE_REASONS",
+    "MSE_TOLERANCE",
+    "V1_SIZE",
+    "V2_SIZE",
+    "RasterReport",
+    "RasterScorer",
+    "mse",
+    "compression_ratio",
+    "extract_svg_v2",
+    "summarize_reports",
+    "summarize_raster_rows",
+    "format_raster_table",
+    "V2_COLUMNS",
+]
+
+# -- failure reasons (closed set; the paper's two error columns plus one of ours) ----------
+EXTRACTION_ERROR = "extraction_error"
+"""No SVG could be extracted from the response (V2 "Extraction" error rate)."""
+PARSING_ERROR = "parsing_error"
+"""The extracted SVG failed to render (V2 "Parsing" error rate)."""
+TARGET_RENDER_FAILED = "target_render_failed"
+"""The task's own target failed to render (a corpus problem, never the policy's)."""
+FAILURE_REASONS = (EXTRACTION_ERROR, PARSING_ERROR, TARGET_RENDER_FAILED)
+
+#: Image sizes (H, W) of the two benchmarks: V2 224 px (upstream IMG_SIZE), v1 72 px (paper).
+V2_SIZE = (224, 224)
+V1_SIZE = (72, 72)
+#: MSE scale of the reward when the source already equals the target visually (see module doc).
+MSE_TOLERANCE = 1e-3
+
+def mse(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per-image mean squared error of uint8 RGB images scaled to [0, 1].
+
+    Parameters
+    ----------
+    a, b : uint8 arrays, (N, H, W, 3) or (H, W, 3)
+        sRGB on white (as rendered); same shape.
+
+    Returns
+    -------
+    (N,) float64 array (a float for single images)
+        ``mean((a/255 - b/255)^2)`` over pixels and channels (channel order does not
+        matter: upstream read BGR with OpenCV).
+
+    Raises
+    ------
+    ValueError
+        Shapes differ or dtype is not uint8.
+
+    Examples
+    --------
+    >>> white = np.full((2, 2, 3), 255, np.uint8); black = np.zeros((2, 2, 3), np.uint8)
+    >>> float(mse(white, black)), float(mse(white, white))
+    (1.0, 0.0)
+    """
+    a = np.asarray(a)
+    b = np.asarray(b)
+    if a.shape != b.shape or a.dtype != np.uint8 or b.dtype != np.uint8 or a.ndim not in (3, 4):
+        raise ValueError(f"mse: expected two uint8 arrays of one shape (N, H, W, 3), got {a.dtype} {a.shape} and {b.dtype} {b.shape}")
+    single = a.ndim == 3
+    if single:
+        a, b = a[None], b[None]
+    d = a.astype(np.int32) - b.astype(np.int32)
+    n = d[0].size
+    out = (d * d).reshape(d.shape[0], -1).sum(axis=1, dtype=np.int64) / (255.0 * 255.0 * n)
+    return out[0] if single else out
+
+
+def compression_ratio(output_svg: str, source_svg: str) -> float:
+    """Return ``len(output) / len(source)`` in UTF-8 bytes (SVGEditBench v1, Compression).
+
+    Examples
+    --------
+    >>> compression_ratio("<svg/>", "<svg></svg>")
+    0.5454545454545454
+    """
+    src = len(source_svg.encode("utf-8", "surrogatepass"))
+    out = len(output_svg.encode("utf-8", "surrogatepass"))
+    return out / src if src else math.inf
+
+
+@dataclass(frozen=True, slots=True)
+class RasterReport:
+    """Outcome of scoring one response with raster metrics.
+
+    Attributes
+    ----------
+    reward : float
+        Scalar reward in [0, 1] (module docstring).
+    failure_reasons : tuple of str
+        Subset of :data:`FAILURE_REASONS`; empty when the output rendered.
+    detail : tuple of str
+        Our own codes: the extraction failure (``no_svg_found``, ``multiple_svg_blocks``,
+        ``multiple_svg_documents``), the render error name, ``chamfer_excluded:<reason>``,
+        ``dino_unavailable``, ``clip_unavailable``.
+    mse, dino, clipscore, chamfer : float or None
+        The V2 metrics (``None`` = not computed: failed, excluded, unavailable or not
+        part of this benchmark). MSE on [0, 1] pixels; DINO cosine; CLIPScore in
+        [0, 100]; Chamfer in squared user units.
+    compression_ratio : float or None
+        Output / source size (v1 Compression only).
+    extraction_error, parsing_error : bool
+        The V2 error columns.
+    source_mse : float or None
+        MSE of the unedited source against the target (the reward's baseline).
+    """
+
+    reward: float
+    failure_reasons: tuple[str, ...] = ()
+    detail: tuple[str, ...] = ()
+    mse: float | None = None
+    dino: float | None = None
+    clipscore: float | None = None
+    chamfer: float | None = None
+    compression_ratio: float | None = None
+    extraction_error: bool = False
+    parsing_error: bool = False
+    source_mse: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return plain JSON types (lists for tuples, ``None`` for missing or non-finite numbers)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, tuple):
+                v = list(v)
+            elif isinstance(v, float) and not math.isfinite(v):
+                v = None
+            out[f.name] = v
+        return out
+
+    @classmethod
+    def from_dict(cls, obj: dict[str, Any]) -> RasterReport:
+        """Inverse of :meth:`to_dict`."""
+        kw = {f.name: obj.get(f.name) for f in fields(cls) if f.name in obj}
+        for k in ("failure_reasons", "detail"):
+            if k in kw:
+                kw[k] = tuple(kw[k] or ())
+        kw["reward"] = float(kw.get("reward") or 0.0)
+        return cls(**kw)
+
+
+def _none_if_nan(x: float | None) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+class RasterScorer:
+    """Score SVGEditBench responses with raster metrics (env scorer protocol).
+
+    Parameters
+    ----------
+    benchmark : {"v2", "v1"}
+        ``"v2"``: 224 px, MSE, DINO, CLIPScore, Chamfer. ``"v1"``: 72 px, MSE, and the
+        compression ratio for Compression tasks.
+    backend : {"skia", "resvg", "cairosvg"}
+        Renderer (``"cairosvg"`` is the papers' renderer).
+    size : (int, int), optional
+        Override the benchmark's image size.
+    dino_model, clip_model : str or None
+        Local directory or hub id of the DINOv2 / CLIP weights (V2 only); ``None``
+        disables the metric. Defaults are the paper's models, loaded with
+        ``local_files_only`` (missing weights: the column is ``None``).
+    chamfer : bool
+        Compute the Chamfer distance (V2 only).
+    local_files_only : bool
+        Default True: never download weights.
+    device : str
+        Torch device of the learned metrics.
+    processes : int, optional
+        Render processes (``render_many``); ``0`` renders in this process.
+    timeout_s : float
+        Per-render limit (5 s as upstream).
+
+    Notes
+    -----
+    Picklable before first use (holds names, not models); target and source renders are
+    cached per scorer (:class:`vector_gym.render.RenderCache`).
+    """
+
+    def __init__(
+        self,
+        benchmark: str = "v2",
+        backend: str = "skia",
+        size: tuple[int, int] | None = None,
+        dino_model: str | None = "facebook/dinov2-giant",
+        clip_model: str | None = "openai/clip-vit-base-patch32",
+        chamfer: bool = True,
+        local_files_only: bool = True,
+        device: str = "cpu",
+        processes: int | None = None,
+        timeout_s: float = 5.0,
+    ) -> None:
+        from vector_gym.errors import ConfigError
+
+        if benchmark not in ("v1", "v2"):
+            raise ConfigError(f"benchmark: expected 'v1' or 'v2', got {benchmark!r}")
+        if backend not in ("skia", "resvg", "cairosvg"):
+            raise ConfigError(f"backend: expected 'skia', 'resvg' or 'cairosvg', got {backend!r}")
+        self.benchmark = benchmark
+        self.backend = backend
+        self.size = tuple(size) if size is not None else (V2_SIZE if benchmark == "v2" else V1_SIZE)
+        self.dino_model = dino_model if benchmark == "v2" else None
+        self.clip_model = clip_model if benchmark == "v2" else None
+        self.chamfer = bool(chamfer) and benchmark == "v2"
+        self.local_files_only = bool(local_files_only)
+        self.device = device
+        self.processes = processes
+        self.timeout_s = float(timeout_s)
+        self._cache = None
+
+    # ---------------------------------------------------------------- helpers
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_cache"] = None
+        return state
+
+    def _render_kwargs(self) -> dict[str, Any]:
+        return {"processes": self.processes, "timeout_s": self.timeout_s}
+
+    def _render(self, svgs: list[str]):
+        from vector_gym.render import render_many
+
+        return render_many(svgs, size=self.size, background="white", backend=self.backend, **self._render_kwargs())
+
+    def _cached(self, svgs: list[str]):
+        from vector_gym.render import RenderCache
+
+        if self._cache is None:
+            self._cache = RenderCache(max_items=4096, **self._render_kwargs())
+        return self._cache.get_many(svgs, size=self.size, background="white", backend=self.backend)
+
+    def _dino(self):
+        if self.dino_model is None:
+            return None
+        from vector_gym.rewards.embeddings import load_dino
+
+        return load_dino(self.dino_model, device=self.device, local_files_only=self.local_files_only)
+
+    def _clip(self):
+        if self.clip_model is None:
+            return None
+        from vector_gym.rewards.embeddings import load_clip
+
+        return load_clip(self.clip_model, device=self.device, local_files_only=self.local_files_only)
+
+    def _is_compression(self, task: Task) -> bool:
+        return self.benchmark == "v1" and task.meta().get("edit_kind") == "Compression"
+
+    # ---------------------------------------------------------------- scoring
+    def score_response(self, task: Task, response: str) -> RasterReport:
+        """Extract the SVG from ``response`` (V2 rule) and score it; never raises for policy output."""
+        return self.score_many([task], [response])[0]
+
+    def score(self, task: Task, produced_svg: str | None) -> RasterReport:
+        """Score an already extracted SVG (``None``: extraction failed)."""
+        return self.score_many([task], [produced_svg], extracted=True)[0]
+
+    def score_many(self, tasks: Sequence[Task], responses: Sequence[str | None], extracted: bool = False) -> list[RasterReport]:
+        """Score a batch (one render batch, batched learned metrics).
+
+        Parameters
+        ----------
+        tasks : sequence of Task
+        responses : sequence of str or None
+            Raw responses, or extracted SVGs when ``extracted`` is True.
+        extracted : bool
+
+        Returns
+        -------
+        list of RasterReport
+            One per task, in order.
+
+        Raises
+        ------
+        ValueError
+            ``len(tasks) != len(responses)`` (a programmer error).
+        """
+        if len(tasks) != len(responses):
+            raise ValueError(f"score_many: expected as many responses as tasks, got {len(responses)} and {len(tasks)}")
+        n = len(tasks)
+        svgs: list[str | None] = []
+        details: list[list[str]] = [[] for _ in range(n)]
+        for i, r in enumerate(responses):
+            if extracted:
+                svg = r if isinstance(r, str) else None
+                if svg is None:
+                    details[i].append("no_svg_found")
+            else:
+                svg, why = extract_svg_v2(r) if isinstance(r, str) else (None, "no_svg_found")
+                if why:
+                    details[i].append(why)
+            svgs.append(svg)
+        if n == 0:
+            return []
+        targets = self._cached([t.target_svg for t in tasks])
+        sources = self._cached([t.source_svg for t in tasks])
+        todo = [i for i in range(n) if svgs[i] is not None]
+        outs = self._render([svgs[i] for i in todo]) if todo else None
+        out_images = np.full((n, *self.size, 3), 255, dtype=np.uint8)
+        rendered = np.zeros(n, dtype=bool)
+        for k, i in enumerate(todo):
+            if outs.ok[k]:
+                out_images[i] = outs.images[k]
+                rendered[i] = True
+            else:
+                details[i].append(str(outs.errors[k]))
+        target_ok = np.asarray(targets.ok, dtype=bool)
+        good = rendered & target_ok
+        mses = mse(out_images, targets.images)
+        src_ok = np.asarray(sources.ok, dtype=bool) & target_ok
+        src_mses = mse(sources.images, targets.images)
+
+        dino_vals = np.full(n, np.nan)
+        clip_vals = np.full(n, np.nan)
+        if good.any() and self.dino_model is not None:
+            dino = self._dino()
+            if dino is None:
+                for i in np.flatnonzero(good):
+                    details[i].append("dino_unavailable")
+            else:
+                idx = np.flatnonzero(good)
+                dino_vals[idx] = dino.cosine(out_images[idx], targets.images[idx])
+        if good.any() and self.clip_model is not None:
+            clip = self._clip()
+            if clip is None:
+                for i in np.flatnonzero(good):
+                    details[i].append("clip_unavailable")
+            else:
+                idx = np.flatnonzero(good)
+                texts = [str(tasks[i].meta().get("target_name") or "") for i in idx]
+                clip_vals[idx] = clip.score(out_images[idx], texts)
+
+        reports = []
+        for i, task in enumerate(tasks):
+            svg = svgs[i]
+            reasons: list[str] = []
+            if svg is None:
+                reasons.append(EXTRACTION_ERROR)
+            elif not rendered[i]:
+                reasons.append(PARSING_ERROR)
+            if not target_ok[i]:
+                reasons.append(TARGET_RENDER_FAILED)
+            src_mse = float(src_mses[i]) if src_ok[i] else None
+            if reasons:
+                reports.append(
+                    RasterReport(
+                        reward=0.0,
+                        failure_reasons=tuple(reasons),
+                        detail=tuple(details[i]),
+                        extraction_error=svg is None,
+                        parsing_error=svg is not None and not rendered[i],
+                        source_mse=src_mse,
+                    )
+                )
+                continue
+            m = float(mses[i])
+            chamfer = None
+            if self.chamfer:
+                chamfer, why = chamfer_or_none(svg, task.target_svg)
+                if why is not None:
+                    details[i].append(f"chamfer_excluded:{why}")
+            ratio = compression_ratio(svg, task.source_svg) if self._is_compression(task) else None
+            if ratio is not None:
+                reward = max(0.0, 1.0 - m / MSE_TOLERANCE) * max(0.0, 1.0 - ratio)
+            elif src_mse is not None and src_mse > 0:
+                reward = max(0.0, 1.0 - m / src_mse)
+            else:
+                reward = max(0.0, 1.0 - m / MSE_TOLERANCE)
+            reports.append(
+                RasterReport(
+                    reward=float(reward),
+                    failure_reasons=(),
+                    detail=tuple(details[i]),
+                    mse=m,
+                    dino=_none_if_nan(dino_vals[i]),
+                    clipscore=_none_if_nan(clip_vals[i]),
+                    chamfer=_none_if_nan(chamfer),
+                    compression_ratio=_none_if_nan(ratio),
+                    source_mse=src_mse,
+                )
+            )
+        return reports
+
+    def __repr__(self) -> str:
+        return f"RasterScorer(benchmark={self.benchmark!r}, backend={self.backend!r}, size={self.size})"
+
+
+def summarize_reports(reports: Sequence[RasterReport | dict[str, Any]]) -> dict[str, Any]:
+    """Aggregate reports as SVGEditBench V2 Table 1 does.
+
+    Each metric is the mean over the reports where it was computed (``None`` when none
+    was); the error rates are fractions of all reports.
+
+    Returns
+    -------
+    dict
+        ``n``, ``mse``, ``dino``, ``clipscore``, ``chamfer``, ``compression_ratio``,
+        ``extraction_error``, ``parsing_error``, ``reward``, and ``n_<metric>`` counts.
+
+    Examples
+    --------
+    >>> s = summarize_reports([RasterReport(reward=1.0, mse=0.0), RasterReport(reward=0.0, extraction_error=True)])
+    >>> s["mse"], s["extraction_error"], s["n_mse"]
+    (0.0, 0.5, 1)
+    """
+    rows = [r.to_dict() if isinstance(r, RasterReport) else dict(r) for r in reports]
+    out: dict[str, Any] = {"n": len(rows)}
+    for key in ("mse", "dino", "clipscore", "chamfer", "compression_ratio", "reward"):
+        vals = [float(r[key]) for r in rows if r.get(key) is not None]
+        out[key] = float(np.mean(vals)) if vals else None
+        out[f"n_{key}"] = len(vals)
+    for key in ("extraction_error", "parsing_error"):
+        out[key] = float(np.mean([bool(r.get(key)) for r in rows])) if rows else None
+    return out
+
+
+#: Columns of the V2 eval table (SVGEditBench V2 Table 1) and the v1 per-kind table.
+V2_COLUMNS = ("mse", "dino", "clipscore", "chamfer", "extraction_error", "parsing_error")
+
+
+def summarize_raster_rows(rows: Sequence[dict[str, Any]], tasks: Sequence[Task], benchmark: str) -> list[dict[str, Any]]:
+    """Summarise rollout rows (``policy``, ``task_id``, ``report``) of an SVGEditBench env.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        Rows as :func:`vector_gym.rollout.rollout` writes them.
+    tasks : sequence of Task
+        The env's tasks (v1 rows are grouped by ``metadata["edit_kind"]``).
+    benchmark : {"v2", "v1"}
+
+    Returns
+    -------
+    list of dict
+        V2: one object per policy (first-seen order) with ``policy``, ``n`` and
+        :data:`V2_COLUMNS` (means over the rows where each metric was computed; error
+        columns are fractions of all rows). v1: one object per policy and edit kind with
+        ``policy``, ``edit_kind``, ``n``, ``mse``, ``extraction_error``,
+        ``parsing_error`` and, for Compression, ``compression_ratio``.
+    """
+    kinds = {t.task_id: t.meta().get("edit_kind") for t in tasks}
+    groups: dict[tuple[str, str | None], list[dict[str, Any]]] = {}
+    for r in rows:
+        kind = kinds.get(r.get("task_id")) if benchmark == "v1" else None
+        groups.setdefault((str(r.get("policy")), kind), []).append(r.get("report") or {})
+    if benchmark == "v1":
+        from vector_gym.tasks.svgeditbench import V1_KINDS
+
+        order = {k: i for i, k in enumerate(V1_KINDS)}
+        policies = list(dict.fromkeys(p for p, _ in groups))
+        keys = sorted(groups, key=lambda pk: (policies.index(pk[0]), order.get(pk[1], 99)))
+    else:
+        keys = list(groups)
+    out = []
+    for policy, kind in keys:
+        s = summarize_reports(groups[(policy, kind)])
+        if benchmark == "v2":
+            out.append({"policy": policy, "n": s["n"], **{k: s[k] for k in V2_COLUMNS}})
+        else:
+            obj = {"policy": policy, "edit_kind": kind, "n": s["n"], "mse": s["mse"]}
+            if kind == "Compression":
+                obj["compression_ratio"] = s["compression_ratio"]
+            obj["extraction_error"] = s["extraction_error"]
+            obj["parsing_error"] = s["parsing_error"]
+            out.append(obj)
+    return out
+
+
+def format_raster_table(summaries: Sequence[dict[str, Any]]) -> str:
+    """Format :func:`summarize_raster_rows` output as a plain-text table (``-`` for missing)."""
+    if not summaries:
+        return "(no rows)"
+    cols = [c for c in summaries[0] if c != "policy"]
+    for s in summaries:
+        cols += [c for c in s if c not in cols and c != "policy"]
+
+    def cell(v: Any) -> str:
+        if v is None:
+            return "-"
+        if isinstance(v, float):
+            return f"{v:.4g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.3e}"
+        return str(v)
+
+    header = ["Policy"] + [c.replace("_", " ") for c in cols]
+    body = [[str(s["policy"])] + [cell(s.get(c)) for c in cols] for s in summaries]
+    widths = [max(len(r[i]) for r in [header] + body) for i in range(len(header))]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in body]
+    return "\n".join(lines)

@@ -92,6 +92,27 @@ def test_reward_functions_standard_and_conversational(tasks):
     )
 
 
+def test_odd_inputs_give_floats_or_none(tasks):
+    """Odd completions and task ids never raise: a float in [0, 1] or None per completion."""
+    spec = spec_reward_func(tasks)
+    oracle = tasks[0].target_svg
+    parts = [{"role": "assistant", "content": [{"type": "text", "text": oracle}]}]
+    completions = [oracle, _conv(oracle), parts, None, "", [], 5, oracle.encode(), oracle, oracle]
+    ids = ["sv_001"] * 8 + [["sv_001"], None]
+    assert spec(completions=completions, task_id=ids, environments=None, extra=1) == [
+        1.0,
+        1.0,
+        1.0,  # multimodal content parts are read
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,  # bytes are not a completion format
+        None,  # unhashable task id
+        None,
+    ]
+
+
 def test_diagnostics_go_through_log_extra_and_log_metric(tasks):
     spec = spec_reward_func(tasks)
     extra, metrics = {}, {}
@@ -175,9 +196,31 @@ def test_scoring_in_worker_processes_matches_in_process(tasks):
     """processes=2 sends the batch through score_many's process pool; the rewards are the same."""
     oracle, source = tasks[1].target_svg, tasks[1].source_svg
     # Distinct texts (trailing prose after </svg> is ignored by extraction), so nothing is cached.
-    completions = [f"{oracle}\npool {k}" for k in range(3)] + [f"{source}\npool {k}" for k in range(3)]
+    completions = [f"{oracle}\npool {k}" for k in range(3)] + [
+        f"{source}\npool {k}" for k in range(3)
+    ]
     ids = ["sv_002"] * 6
-    pooled = spec_reward_func(tasks, processes=2)(completions=completions, task_id=ids)
+    spec = spec_reward_func(tasks, processes=2)
+    pooled = spec(completions=completions, task_id=ids)
     assert pooled == [1.0, 1.0, 1.0, 0.0, 0.0, 0.0]
     progress = repair_progress_reward_func(tasks)(completions=completions, task_id=ids)
     assert progress[:3] == [1.0, 1.0, 1.0] and progress[3:] == [0.0, 0.0, 0.0]
+
+    # The pool is kept between calls (its workers keep their scorers), never pickled,
+    # and a broken pool falls back to scoring in this process.
+    pool = spec._executor
+    assert pool is not None
+    again = [f"{source}\nagain {k}" for k in range(3)]
+    assert spec(completions=again, task_id=ids[:3]) == [0.0, 0.0, 0.0]
+    assert spec._executor is pool
+    assert pickle.loads(pickle.dumps(spec))._executor is None
+
+    from concurrent.futures.process import BrokenProcessPool
+
+    def broken(*args, **kwargs):
+        raise BrokenProcessPool("a worker was killed")
+
+    pool.submit = broken
+    fallback = [f"{oracle}\nfallback {k}" for k in range(3)]
+    assert spec(completions=fallback, task_id=ids[:3]) == [1.0, 1.0, 1.0]
+    assert spec._executor is None

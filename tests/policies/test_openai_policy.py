@@ -9,6 +9,7 @@ always fails, ``badrequest`` answers 400. It counts requests in flight.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections import Counter
@@ -24,8 +25,8 @@ from vector_gym.policies.openai_policy import OpenAICompatiblePolicy, _parse_ret
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, *, honour_n: bool = True, status: int | None = None):
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(self, *, honour_n: bool = True, status: int | None = None, handler=None):
+        super().__init__(("127.0.0.1", 0), handler or _Handler)
         self.lock = threading.Lock()
         self.in_flight = 0
         self.max_in_flight = 0
@@ -238,3 +239,120 @@ def test_retry_after_forms():
     assert _parse_retry_after("-3") == 0.0
     assert _parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0
     assert _parse_retry_after("") is None
+
+
+class _Rogue(BaseHTTPRequestHandler):
+    """A misbehaving server: the user message names what goes wrong with the answer."""
+
+    def log_message(self, *args):
+        pass
+
+    def _raw(self, status: int, data: bytes, length: int | None = None):
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data) if length is None else length))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _choice(self, choice) -> bytes:
+        return json.dumps({"choices": [choice], "usage": {"prompt_tokens": 3}}).encode()
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        user = body["messages"][-1]["content"]  # the v1 template: the instruction only
+        try:
+            if user == "content_null":
+                return self._raw(200, self._choice({"message": {"content": None}}))
+            if user == "content_parts":
+                parts = [{"type": "text", "text": "<svg"}, {"type": "text", "text": "/>"}]
+                return self._raw(200, self._choice({"message": {"content": parts}}))
+            if user == "content_number":
+                return self._raw(200, self._choice({"message": {"content": 7}, "finish_reason": 3}))
+            if user == "message_string":
+                return self._raw(200, self._choice({"message": "hi", "finish_reason": "stop"}))
+            if user == "choice_string":
+                return self._raw(200, json.dumps({"choices": ["hi"]}).encode())
+            if user == "index_null":
+                data = {
+                    "choices": [{"index": None, "message": {"content": "a"}}],
+                    "usage": [1, 2],
+                }
+                return self._raw(200, json.dumps(data).encode())
+            if user == "error_body":
+                return self._raw(200, b'{"error": {"message": "overloaded"}}')
+            if user == "not_json":
+                return self._raw(200, b"{not json")
+            if user == "deep_json":
+                return self._raw(200, b"[" * 40_000 + b"]" * 40_000)
+            if user == "cut_short":  # promises 1000 bytes, sends 13, closes
+                self._raw(200, b'{"choices": [', length=1000)
+                self.close_connection = True
+                return self.connection.shutdown(socket.SHUT_RDWR)
+            if user == "not_http":
+                self.wfile.write(b"HELLO\r\n\r\n")
+                self.close_connection = True
+                return None
+            if user == "huge":
+                content = "<svg>" + "a" * 300_000 + "</svg>"
+                return self._raw(200, self._choice({"message": {"content": content}}))
+            if user == "drip":  # headers at once, then one byte every 50 ms for 3 s
+                self.send_response(200)
+                self.send_header("Content-Length", "100000")
+                self.end_headers()
+                for _ in range(60):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                    time.sleep(0.05)
+                return None
+            return self._raw(200, self._choice({"message": {"content": "<svg/>"}}))
+        except OSError:  # the client hung up (drip, huge): expected
+            return None
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "finish_reason", "prompt_tokens", "requests"),
+    [
+        ("content_null", "", None, 3, 1),
+        ("content_parts", "<svg/>", None, 3, 1),
+        ("content_number", "", None, 3, 1),
+        ("message_string", "", "stop", 3, 1),
+        ("index_null", "a", None, None, 1),
+        # Dropped choices are asked for once more (native_n=False asks for one).
+        ("choice_string", "", "error", None, 1),
+        # Retried (max_retries=1), then an error completion.
+        ("error_body", "", "error", None, 2),
+        ("not_json", "", "error", None, 2),
+        ("deep_json", "", "error", None, 2),
+        ("cut_short", "", "error", None, 2),
+        ("not_http", "", "error", None, 2),
+        ("drip", "", "error", None, 2),
+        # Over max_response_bytes: not retried.
+        ("huge", "", "error", None, 1),
+    ],
+)
+def test_misbehaving_server_never_raises(
+    server_factory, kind, text, finish_reason, prompt_tokens, requests
+):
+    """Whatever the server sends, generate returns one str completion; bad bodies become errors."""
+    srv = server_factory(handler=_Rogue)
+    policy = OpenAICompatiblePolicy(
+        "m",
+        srv.base_url,
+        max_retries=1,
+        timeout_s=0.5,  # the drip server needs 3 s for its body
+        max_response_bytes=100_000,
+        sleep=lambda s: None,
+    )
+    ((c,),) = policy.generate([{"instruction": kind, "svg": "<svg/>", "family": "svgeditbench-v1"}])
+    assert isinstance(c.text, str)
+    assert (c.text, c.finish_reason, c.prompt_tokens) == (text, finish_reason, prompt_tokens)
+    assert policy.stats.requests == requests
+    assert policy.stats.failed == (finish_reason == "error")
+
+
+def test_seeds_never_repeat_when_n_changes(server_factory):
+    srv = server_factory()
+    policy = OpenAICompatiblePolicy("m", srv.base_url, seed=0)
+    policy.generate([_obs("a"), _obs("b")], n=3)  # seeds 0..5
+    policy.generate([_obs("c"), _obs("d")], n=1)  # seeds 6, 7
+    assert sorted(b["seed"] for b in srv.bodies) == list(range(8))

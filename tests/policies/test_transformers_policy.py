@@ -92,6 +92,15 @@ def test_bad_arguments(tiny_lm_dir):
         TransformersPolicy(tiny_lm_dir, top_p=0)
 
 
+def test_load_failures_and_server_options_are_config_errors(tmp_path):
+    from vector_gym.policies import make_policy
+
+    with pytest.raises(ConfigError, match="cannot load AutoModelForCausalLM"):
+        TransformersPolicy(tmp_path / "no-model-here")
+    with pytest.raises(ConfigError, match="openai:MODEL --base-url"):
+        make_policy("hf:some/dir", base_url="http://127.0.0.1:8000/v1")
+
+
 def test_cli_eval_end_to_end_with_hf_policy(tiny_lm_dir, tmp_path, capsys):
     """`vector-gym eval --policy hf:PATH` generates, scores and reports truncation."""
     import json

@@ -26,6 +26,7 @@ class _Params:  # stands in for vllm.SamplingParams
     seed: int | None = None
     temperature: float = 1.0
     top_p: float = 1.0
+    top_k: int = 0
 
 
 class _FakeLLM:
@@ -98,6 +99,15 @@ def test_one_chat_call_per_batch_seeds_spaced_by_n():
     assert len(seeds) == 5 * 4
 
 
+def test_seeds_never_repeat_when_n_changes():
+    llm = _FakeLLM()
+    policy = VLLMPolicy("m", llm=llm, sampling_params_cls=_Params, seed=0)
+    policy.generate([_obs(0), _obs(1)], n=4)  # seeds 0..3 and 4..7
+    policy.generate([_obs(2), _obs(3)], n=1)  # seeds 8 and 9
+    used = [p.seed + k for c in llm.calls for p in c.params for k in range(p.n)]
+    assert sorted(used) == list(range(10))
+
+
 def test_defaults_always_set_max_tokens_and_leave_sampling_to_vllm():
     llm = _FakeLLM()
     policy = VLLMPolicy("m", llm=llm, sampling_params_cls=_Params, chat_template="{{ x }}")
@@ -107,6 +117,23 @@ def test_defaults_always_set_max_tokens_and_leave_sampling_to_vllm():
     assert (p.temperature, p.top_p) == (1.0, 1.0)  # untouched defaults of the params class
     assert llm.calls[0].chat_template == "{{ x }}"
     assert policy.generate([]) == []
+
+
+class _FakeLLMWithGenerationConfig(_FakeLLM):
+    """A model whose generation_config.json sets temperature 0.6, top_p 0.95, top_k 20."""
+
+    def get_default_sampling_params(self):
+        return _Params(temperature=0.6, top_p=0.95, top_k=20)
+
+
+def test_model_generation_config_is_the_default_and_explicit_values_win():
+    llm = _FakeLLMWithGenerationConfig()
+    VLLMPolicy("m", llm=llm, sampling_params_cls=_Params, max_tokens=100).generate([_obs(0)])
+    (p,) = llm.calls[0].params
+    assert (p.temperature, p.top_p, p.top_k, p.max_tokens) == (0.6, 0.95, 20, 100)
+    VLLMPolicy("m", llm=llm, sampling_params_cls=_Params, temperature=0.0).generate([_obs(0)])
+    (p,) = llm.calls[1].params
+    assert (p.temperature, p.top_p, p.top_k) == (0.0, 0.95, 20)
 
 
 def test_bad_arguments():
@@ -124,6 +151,11 @@ def test_vllm_contract():
     chat = inspect.signature(vllm.LLM.chat).parameters
     for name in ("messages", "sampling_params", "use_tqdm", "chat_template"):
         assert name in chat, f"LLM.chat lost parameter {name!r}"
+    # The model's generation-config defaults, read by VLLMPolicy when temperature/top_p are None.
+    assert callable(vllm.LLM.get_default_sampling_params)
+    fields = set(inspect.signature(vllm.SamplingParams.from_optional).parameters)
+    assert {"temperature", "top_p", "top_k", "min_p", "repetition_penalty"} <= fields
+    assert {"presence_penalty", "frequency_penalty"} <= fields
     init = inspect.signature(vllm.LLM.__init__).parameters
     assert "model" in init and "tensor_parallel_size" in init
     assert any(
@@ -141,6 +173,13 @@ def test_vllm_contract():
     assert {"index", "text", "token_ids", "finish_reason"} <= completion_fields
     request_fields = set(inspect.signature(RequestOutput).parameters)
     assert {"prompt_token_ids", "outputs"} <= request_fields
+
+    # Sample j of a seeded request is drawn with seed + j (vllm/v1/engine/parallel_sampling.py):
+    # why VLLMPolicy spaces request seeds n apart.
+    from vllm.v1.engine.parallel_sampling import ParentRequest
+
+    parent = ParentRequest(SimpleNamespace(request_id="r", external_req_id="r", params=p))
+    assert [parent.get_child_info(j)[1].seed for j in range(3)] == [42, 43, 44]
 
     # The policy builds real SamplingParams.
     policy = VLLMPolicy("m", llm=_FakeLLM(), seed=7, max_tokens=99)

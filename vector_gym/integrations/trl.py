@@ -33,6 +33,8 @@ With TRL (see ``examples/train_grpo.py``)::
 
 from __future__ import annotations
 
+import logging
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -41,6 +43,8 @@ from typing import Any
 from vector_gym.errors import ConfigError
 from vector_gym.policies.templates import ChatTemplate, build_messages, task_observation
 from vector_gym.tasks.task import Task
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "SpecReportReward",
@@ -97,7 +101,9 @@ def completion_text(completion: Any) -> str:
     ----------
     completion : str or list of dict or dict
         ``"..."``, ``[{"role": "assistant", "content": "..."}]`` (the assistant
-        contents are joined) or one message dict. Anything else gives ``""``,
+        contents are joined) or one message dict. A ``content`` that is a list
+        of parts (``[{"type": "text", "text": "..."}]``, multimodal chat
+        format) gives its joined text parts. Anything else gives ``""``,
         which scores 0 (no SVG found) rather than raising.
 
     Examples
@@ -106,21 +112,36 @@ def completion_text(completion: Any) -> str:
     '<svg/>'
     >>> completion_text([{"role": "assistant", "content": "<svg/>"}])
     '<svg/>'
+    >>> completion_text([{"role": "assistant", "content": [{"type": "text", "text": "<svg/>"}]}])
+    '<svg/>'
     >>> completion_text(None)
     ''
     """
     if isinstance(completion, str):
         return completion
     if isinstance(completion, Mapping):
-        content = completion.get("content")
-        return content if isinstance(content, str) else ""
-    if isinstance(completion, Sequence):
-        parts = [
-            m.get("content")
+        return _content_text(completion.get("content"))
+    if isinstance(completion, Sequence) and not isinstance(completion, bytes | bytearray):
+        return "".join(
+            _content_text(m.get("content"))
             for m in completion
             if isinstance(m, Mapping) and m.get("role", "assistant") == "assistant"
-        ]
-        return "".join(p for p in parts if isinstance(p, str))
+        )
+    return ""
+
+
+def _content_text(content: Any) -> str:
+    """A message ``content``: a string, or the joined ``text`` of a list of content parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part["text"]
+            for part in content
+            if isinstance(part, Mapping)
+            and part.get("type", "text") == "text"
+            and isinstance(part.get("text"), str)
+        )
     return ""
 
 
@@ -143,8 +164,12 @@ class SpecReportReward:
     parity : bool
         Score in parity mode (reference defects reproduced).
     processes : int, optional
-        Worker processes for :func:`~vector_gym.rewards.spec.score_many`
-        (None: its default).
+        None or 1: score in this process. More: a process pool of that size,
+        started on the first call and kept for the life of the instance (its
+        workers keep their per-task scorers between calls), each worker running
+        :func:`~vector_gym.rewards.spec.score_many` on a contiguous chunk. If
+        the pool breaks (a worker killed), the batch is scored in this process
+        and a new pool is started on the next call.
     log_diagnostics : bool
         Send ``failure_reasons``, ``detail`` and the gate flags through
         ``log_extra`` and gate pass rates through ``log_metric`` (when the
@@ -176,6 +201,12 @@ class SpecReportReward:
         self.parity = bool(parity)
         self.processes = processes
         self.log_diagnostics = bool(log_diagnostics)
+        self._executor: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_executor"] = None  # a pool does not pickle; the copy starts its own
+        return state
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.__name__!r}, field={self.field!r}, tasks={len(self.tasks)})"
@@ -199,7 +230,8 @@ class SpecReportReward:
         completions : sequence
             B completions, standard (str) or conversational (list of messages).
         task_id : sequence of str
-            B task ids (the dataset column of :func:`build_dataset`).
+            B task ids (the dataset column of :func:`build_dataset`); an id
+            that is not a string of this corpus (None, a number, a list) gets None.
         log_extra, log_metric : callable, optional
             The trainer's loggers; None when called directly.
         **kwargs
@@ -226,7 +258,7 @@ class SpecReportReward:
                 f"expected one task_id per completion, got {len(task_id)} for {len(completions)}"
             )
         texts = [completion_text(c) for c in completions]
-        mine = [i for i, tid in enumerate(task_id) if tid in self.tasks]
+        mine = [i for i, tid in enumerate(task_id) if isinstance(tid, str) and tid in self.tasks]
         reports = self._reports([task_id[i] for i in mine], [texts[i] for i in mine])
         by_index = dict(zip(mine, reports, strict=True))
         rewards: list[float | None] = []
@@ -251,15 +283,7 @@ class SpecReportReward:
                     found[key] = _cache[key]
         todo = list(dict.fromkeys(k for k in keys if k not in found))
         if todo:
-            from vector_gym.rewards.spec import score_many
-
-            scored = score_many(
-                [self.tasks[k[0]] for k in todo],
-                [k[3] for k in todo],
-                parity=self.parity,
-                processes=self.processes,
-                responses=True,
-            )
+            scored = self._score([self.tasks[k[0]] for k in todo], [k[3] for k in todo])
             with _cache_lock:
                 for key, report in zip(todo, scored, strict=True):
                     found[key] = report
@@ -267,6 +291,37 @@ class SpecReportReward:
                 while len(_cache) > _CACHE_SIZE:
                     _cache.popitem(last=False)
         return [found[k] for k in keys]
+
+    def _score(self, tasks: list[Task], texts: list[str]) -> list[Any]:
+        """``score_many`` over the batch: in this process, or in chunks on the kept pool."""
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+
+        from vector_gym.rewards.spec import score_many
+
+        workers = self.processes or 1
+        if workers <= 1 or len(tasks) < 2:
+            return score_many(tasks, texts, parity=self.parity, responses=True)
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(max_workers=workers)
+        chunk = max(1, math.ceil(len(tasks) / (workers * 4)))
+        try:
+            futures = [
+                self._executor.submit(
+                    score_many,
+                    tasks[i : i + chunk],
+                    texts[i : i + chunk],
+                    parity=self.parity,
+                    responses=True,
+                )
+                for i in range(0, len(tasks), chunk)
+            ]
+            return [report for future in futures for report in future.result()]
+        except BrokenProcessPool as exc:
+            log.warning("%s: scoring pool broke (%s); scoring this batch in process", self, exc)
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+            return score_many(tasks, texts, parity=self.parity, responses=True)
 
     def _log(
         self,

@@ -8,18 +8,34 @@ exponential backoff and full jitter, honouring ``Retry-After``.
 
 Retry policy
 ------------
-* HTTP 429, any 5xx, a connection error, a timeout or an unreadable body:
-  retried up to ``max_retries`` times, then recorded as a completion with
-  ``finish_reason "error"`` (the rollout goes on).
+* HTTP 429, any 5xx, a connection error (refused, reset, closed early, not
+  HTTP), a timeout or an unreadable body (not JSON, no ``choices`` list, a
+  200 carrying an ``error`` object): retried up to ``max_retries`` times, then
+  recorded as a completion with ``finish_reason "error"`` (the rollout goes on).
 * HTTP 401, 403, 404: raised at once as :class:`~vector_gym.errors.ConfigError`
   (wrong key, URL or model name: every other request would fail the same way).
-* Any other 4xx (a prompt over the context window, ...): not retried, recorded
-  as a ``finish_reason "error"`` completion.
+* Any other 4xx (a prompt over the context window, ...) or a body over
+  ``max_response_bytes``: not retried, recorded as a ``finish_reason "error"``
+  completion.
+
+Malformed parts of a readable body never raise: a choice that is not an object
+is dropped (and asked for again), a ``content`` that is null or not text gives
+``""`` (a list of content parts gives their joined ``text``), token counts that
+are not non-negative integers give None, a ``finish_reason`` that is not a
+string gives None.
+
+Time bound: one attempt takes at most about ``timeout_s`` (the body must be
+complete by then; a server that drips bytes is cut off), so one completion
+takes at most ``(max_retries + 1) * timeout_s`` plus the waits, each at most
+``max(backoff_max_s, retry_after_max_s)``: with the defaults, a server that
+answers 429 with ``Retry-After: 300`` forever costs each request 6 waits of
+300 s and then an ``"error"`` completion.
 """
 
 from __future__ import annotations
 
 import email.utils
+import http.client
 import json
 import logging
 import os
@@ -124,20 +140,27 @@ class OpenAICompatiblePolicy:
         Sampling settings; None leaves the server's defaults (the Vector-Bench
         protocol sets no temperature).
     seed : int, optional
-        Base seed. Completion j of observation i in call k is requested with
-        ``seed + (offset_k + i) * n + j``, so seeds never repeat across a run.
+        Base seed. Completion j of observation i in a call is requested with
+        ``seed + offset + i * n + j``, where ``offset`` counts the completions
+        of earlier calls, so seeds never repeat across a run (even when ``n``
+        changes between calls).
     max_concurrency : int
         Requests in flight at once (>= 1).
     max_retries : int
         Retries per request after the first attempt (>= 0).
     timeout_s : float
-        Socket timeout per request, seconds.
+        Time limit of one attempt, seconds: the socket timeout, and the
+        deadline by which the whole response body must have arrived.
     backoff_base_s, backoff_max_s : float
         Retry k waits ``uniform(0, min(backoff_max_s, backoff_base_s * 2**k))``
         seconds (full jitter), or the server's ``Retry-After`` when it sends
         one (capped at ``retry_after_max_s``).
     retry_after_max_s : float
         Longest ``Retry-After`` honoured, seconds.
+    max_response_bytes : int
+        Largest response body read, bytes (default 32 MiB; an SVG answer of
+        8192 tokens is well under 100 kB); a larger body becomes an
+        ``"error"`` completion without retry.
     native_n : bool
         False (default): one request per completion, so usage is exact per
         completion and servers without ``n`` support work. True: one request
@@ -180,6 +203,7 @@ class OpenAICompatiblePolicy:
         backoff_base_s: float = 1.0,
         backoff_max_s: float = 60.0,
         retry_after_max_s: float = 300.0,
+        max_response_bytes: int = 32 * 1024 * 1024,
         native_n: bool = False,
         template: ChatTemplate | None = None,
         templates: Mapping[str, ChatTemplate] | None = None,
@@ -197,6 +221,8 @@ class OpenAICompatiblePolicy:
             raise ConfigError(f"max_tokens: expected >= 1 or None, got {max_tokens}")
         if timeout_s <= 0:
             raise ConfigError(f"timeout_s: expected > 0, got {timeout_s}")
+        if int(max_response_bytes) < 1:
+            raise ConfigError(f"max_response_bytes: expected >= 1, got {max_response_bytes}")
         self.model = model
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.api_key = api_key if api_key is not None else os.environ.get(api_key_env)
@@ -210,6 +236,7 @@ class OpenAICompatiblePolicy:
         self.backoff_base_s = float(backoff_base_s)
         self.backoff_max_s = float(backoff_max_s)
         self.retry_after_max_s = float(retry_after_max_s)
+        self.max_response_bytes = int(max_response_bytes)
         self.native_n = bool(native_n)
         self.template = template
         self.templates = templates
@@ -253,7 +280,7 @@ class OpenAICompatiblePolicy:
         conversations = build_messages(observations, self.template, self.templates)
         with self._lock:
             offset = self._seed_offset
-            self._seed_offset += len(conversations)
+            self._seed_offset += len(conversations) * n
         jobs: list[tuple[int, int, int]] = []  # (observation, first completion index, count)
         for i in range(len(conversations)):
             if self.native_n:
@@ -264,7 +291,7 @@ class OpenAICompatiblePolicy:
 
         def run(job: tuple[int, int, int]) -> None:
             i, j0, count = job
-            seed = None if self.seed is None else self.seed + (offset + i) * n + j0
+            seed = None if self.seed is None else self.seed + offset + i * n + j0
             results = self._complete(conversations[i], count, seed)
             for k, completion in enumerate(results):
                 out[i][j0 + k] = completion
@@ -323,21 +350,26 @@ class OpenAICompatiblePolicy:
 
     @staticmethod
     def _parse(body: Mapping[str, Any], want: int) -> list[Completion]:
-        choices = sorted(body.get("choices") or [], key=lambda c: c.get("index", 0))[:want]
-        usage = body.get("usage") or {}
-        prompt_tokens = usage.get("prompt_tokens")
-        completion_tokens = usage.get("completion_tokens") if len(choices) == 1 else None
+        """Completions from a chat.completion body; malformed parts never raise (module doc)."""
+        choices = [c for c in body.get("choices") or [] if isinstance(c, Mapping)]
+        choices = sorted(choices, key=lambda c: _nonneg_int(c.get("index")) or 0)[:want]
+        usage = body.get("usage")
+        usage = usage if isinstance(usage, Mapping) else {}
+        prompt_tokens = _nonneg_int(usage.get("prompt_tokens"))
+        completion_tokens = (
+            _nonneg_int(usage.get("completion_tokens")) if len(choices) == 1 else None
+        )
         out = []
         for choice in choices:
-            message = choice.get("message") or {}
+            message = choice.get("message")
+            message = message if isinstance(message, Mapping) else {}
+            finish_reason = choice.get("finish_reason")
             out.append(
                 Completion(
-                    text=message.get("content") or "",
-                    prompt_tokens=prompt_tokens if isinstance(prompt_tokens, int) else None,
-                    completion_tokens=completion_tokens
-                    if isinstance(completion_tokens, int)
-                    else None,
-                    finish_reason=choice.get("finish_reason"),
+                    text=_content_text(message.get("content")),
+                    prompt_tokens=prompt_tokens,
+                    completion_tokens=completion_tokens,
+                    finish_reason=finish_reason if isinstance(finish_reason, str) else None,
                 )
             )
         return out
@@ -370,15 +402,19 @@ class OpenAICompatiblePolicy:
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
+        deadline = time.monotonic() + self.timeout_s
         status = 0
         try:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
                 status = response.status
-                raw = response.read()
+                raw = self._read_body(response, deadline)
         except urllib.error.HTTPError as exc:
             status = exc.code
             self._count(status)
-            detail = exc.read(2000).decode("utf-8", "replace")
+            try:
+                detail = exc.read(2000).decode("utf-8", "replace")
+            except (OSError, http.client.HTTPException):
+                detail = ""
             exc.close()
             message = f"HTTP {status} from {self.url}: {detail}"
             if status in _FATAL_STATUS:
@@ -388,13 +424,19 @@ class OpenAICompatiblePolicy:
                     message, _parse_retry_after(exc.headers.get("Retry-After"))
                 ) from None
             raise _PermanentError(message) from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
+        except _PermanentError:
+            self._count(status)
+            raise
+        except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
+            # OSError covers TimeoutError and ConnectionError; HTTPException covers a
+            # body cut short (IncompleteRead), a reply that is not HTTP (BadStatusLine)
+            # and oversized header lines (LineTooLong).
             self._count(0)
             raise _RetryableError(f"{type(exc).__name__} for {self.url}: {exc}") from None
         self._count(status)
         try:
             parsed = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise _RetryableError(f"unreadable JSON body from {self.url}") from None
         if not isinstance(parsed, dict) or not isinstance(parsed.get("choices"), list):
             raise _RetryableError(
@@ -402,10 +444,57 @@ class OpenAICompatiblePolicy:
             )
         return parsed
 
+    def _read_body(self, response: Any, deadline: float) -> bytes:
+        """Read the body in pieces, at most ``max_response_bytes``, finished by ``deadline``."""
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"response body not complete after {self.timeout_s}s")
+            chunk = response.read1(65536)
+            if not chunk:
+                return b"".join(chunks)
+            size += len(chunk)
+            if size > self.max_response_bytes:
+                raise _PermanentError(
+                    f"response from {self.url} is over max_response_bytes={self.max_response_bytes}"
+                )
+            chunks.append(chunk)
+
     def _count(self, status: int) -> None:
         with self._lock:
             self.stats.requests += 1
             self.stats.status_counts[status] = self.stats.status_counts.get(status, 0) + 1
+
+
+def _nonneg_int(value: Any) -> int | None:
+    """A token count or index: a non-negative int (not a bool), else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None
+
+
+def _content_text(content: Any) -> str:
+    """Text of a message ``content``: a string, or the joined ``text`` of content parts.
+
+    Examples
+    --------
+    >>> _content_text([{"type": "text", "text": "<svg"}, {"type": "text", "text": "/>"}])
+    '<svg/>'
+    >>> _content_text(None), _content_text(42)
+    ('', '')
+    """
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part["text"]
+            for part in content
+            if isinstance(part, Mapping)
+            and part.get("type", "text") == "text"
+            and isinstance(part.get("text"), str)
+        )
+    return ""
 
 
 def make_openai_policy(

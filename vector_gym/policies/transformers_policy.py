@@ -54,7 +54,9 @@ class TransformersPolicy:
     Raises
     ------
     ConfigError
-        For out-of-range arguments or a tokenizer without a chat template.
+        For out-of-range arguments, a model or tokenizer that cannot be loaded
+        from ``model`` / ``tokenizer`` (no such directory, no network for a hub
+        id, ...) or a tokenizer without a chat template.
     """
 
     def __init__(
@@ -89,7 +91,7 @@ class TransformersPolicy:
             label = str(model)
             if tokenizer is None:
                 tokenizer = model
-            model = AutoModelForCausalLM.from_pretrained(model, **dict(model_kwargs or {}))
+            model = _load(AutoModelForCausalLM, model, dict(model_kwargs or {}))
         else:
             label = type(model).__name__
             if tokenizer is None:
@@ -97,7 +99,7 @@ class TransformersPolicy:
                     "tokenizer: expected a tokenizer or path when model is an object, got None"
                 )
         if isinstance(tokenizer, str) or hasattr(tokenizer, "__fspath__"):
-            tokenizer = AutoTokenizer.from_pretrained(tokenizer)
+            tokenizer = _load(AutoTokenizer, tokenizer, {})
         if not getattr(tokenizer, "chat_template", None):
             raise ConfigError("tokenizer has no chat_template; set tokenizer.chat_template first")
         tokenizer.padding_side = "left"
@@ -204,6 +206,17 @@ class TransformersPolicy:
         return result
 
 
+def _load(auto_class: Any, path: Any, kwargs: dict[str, Any]) -> Any:
+    """``auto_class.from_pretrained(path, **kwargs)``; a load failure becomes a ConfigError."""
+    try:
+        return auto_class.from_pretrained(path, **kwargs)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(
+            f"cannot load {auto_class.__name__} from {str(path)!r} "
+            f"(expected a local model directory or a reachable hub id): {exc}"
+        ) from exc
+
+
 def make_transformers_policy(
     arg: str | None, tasks: Sequence[Any] = (), **options: Any
 ) -> TransformersPolicy:
@@ -214,6 +227,10 @@ def make_transformers_policy(
     """
     if not arg:
         raise ConfigError("policy 'hf' expects a model directory: hf:PATH")
+    if "base_url" in options:
+        raise ConfigError(
+            "hf:PATH runs the model in this process; for a server use openai:MODEL --base-url URL"
+        )
     if "max_tokens" in options:
         options["max_new_tokens"] = options.pop("max_tokens")
     return TransformersPolicy(arg, **options)

@@ -12,6 +12,7 @@ sampling_params: SamplingParams | list[SamplingParams], use_tqdm=...,
 chat_template=...)`` returning ``list[RequestOutput]`` in input order, a list of
 sampling params being paired one by one with the conversations;
 ``SamplingParams(n, temperature, top_p, max_tokens, seed)``;
+``LLM.get_default_sampling_params()`` (the model's generation-config sampling settings);
 ``RequestOutput.prompt_token_ids`` and ``.outputs: list[CompletionOutput]``;
 ``CompletionOutput.text``, ``.token_ids`` and ``.finish_reason`` (``"stop"`` or
 ``"length"``).
@@ -41,13 +42,20 @@ class VLLMPolicy:
         tokens, far too short for an SVG. A completion that reaches it has
         ``finish_reason "length"`` (truncated).
     temperature, top_p : float, optional
-        Sampling settings; None keeps vLLM's defaults (the model's generation
-        config when it has one, else temperature 1, top_p 1).
+        Sampling settings; None keeps the model's defaults. Those are read
+        once from ``LLM.get_default_sampling_params()`` (the model's
+        ``generation_config.json``, as ``vllm serve`` applies it; vLLM uses
+        it only when no ``SamplingParams`` are passed, and this policy always
+        passes some): ``temperature``, ``top_p``, ``top_k``, ``min_p`` and the
+        repetition, presence and frequency penalties are copied into every
+        request. Without a generation config: temperature 1, top_p 1.
     seed : int
-        Base seed. Request i of call k gets seed ``seed + (offset_k + i) * n``,
-        where ``offset_k`` counts the requests of earlier calls: seeds are at
-        least ``n`` apart, so the n-sample groups of different requests never
-        share random streams, and no seed repeats within a policy's life.
+        Base seed. Request i of a call gets seed ``seed + offset + i * n``,
+        where ``offset`` counts the completions of earlier calls. vLLM seeds
+        sample j of a request with ``seed + j`` (``vllm/v1/engine/parallel_sampling.py``),
+        so seeds are ``n`` apart: the n-sample groups of different requests
+        never share random streams, and no seed repeats within a policy's
+        life, even when ``n`` changes between calls.
     template, templates
         Chat template choice, see :func:`vector_gym.policies.templates.select_template`.
     chat_template : str, optional
@@ -122,11 +130,17 @@ class VLLMPolicy:
         self.use_tqdm = bool(use_tqdm)
         self.name = name or f"vllm:{model}"
         self._sampling_params_cls = sampling_params_cls
-        self._request_offset = 0
+        self.model_defaults = _model_defaults(llm)
+        self._seed_offset = 0
 
     def sampling_params(self, n: int, seed: int) -> Any:
         """Build the ``SamplingParams`` of one request (``max_tokens`` always set)."""
-        kwargs: dict[str, Any] = {"n": n, "max_tokens": self.max_tokens, "seed": seed}
+        kwargs: dict[str, Any] = {
+            **self.model_defaults,
+            "n": n,
+            "max_tokens": self.max_tokens,
+            "seed": seed,
+        }
         if self.temperature is not None:
             kwargs["temperature"] = self.temperature
         if self.top_p is not None:
@@ -158,10 +172,10 @@ class VLLMPolicy:
         conversations = build_messages(observations, self.template, self.templates)
         if not conversations:
             return []
-        base = self._request_offset
-        self._request_offset += len(conversations)
+        base = self._seed_offset
+        self._seed_offset += len(conversations) * n
         params = [
-            self.sampling_params(n, self.seed + (base + i) * n) for i in range(len(conversations))
+            self.sampling_params(n, self.seed + base + i * n) for i in range(len(conversations))
         ]
         kwargs: dict[str, Any] = {"sampling_params": params, "use_tqdm": self.use_tqdm}
         if self.chat_template is not None:
@@ -186,6 +200,32 @@ class VLLMPolicy:
             ]
             result.append(row)
         return result
+
+
+#: ``SamplingParams`` fields a model's generation config may set (vllm/config/model.py,
+#: ``get_diff_sampling_param``), copied from ``LLM.get_default_sampling_params()``.
+_MODEL_DEFAULT_FIELDS = (
+    "temperature",
+    "top_p",
+    "top_k",
+    "min_p",
+    "repetition_penalty",
+    "presence_penalty",
+    "frequency_penalty",
+)
+
+
+def _model_defaults(llm: Any) -> dict[str, Any]:
+    """The sampling settings of the model's generation config, as ``SamplingParams`` kwargs."""
+    getter = getattr(llm, "get_default_sampling_params", None)
+    if not callable(getter):
+        return {}
+    params = getter()
+    return {
+        name: getattr(params, name)
+        for name in _MODEL_DEFAULT_FIELDS
+        if getattr(params, name, None) is not None
+    }
 
 
 def make_vllm_policy(arg: str | None, tasks: Sequence[Any] = (), **options: Any) -> VLLMPolicy:

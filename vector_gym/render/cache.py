@@ -1,0 +1,145 @@
+"""A small in-memory cache of renders that depend only on the task (targets, sources)."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+
+from vector_gym.render.batch import RenderBatch, _background_rgb, _check_size, render_many
+
+__all__ = ["RenderCache"]
+
+
+def _digest(svg: str | bytes) -> str:
+    data = svg.encode("utf-8", "surrogatepass") if isinstance(svg, str) else bytes(svg)
+    return hashlib.sha256(data).hexdigest()
+
+
+class RenderCache:
+    """Least-recently-used cache of rendered images, keyed by (SVG hash, size, background, backend).
+
+    Target renders are computed once per task and reused at every step (issue 3). Stored images
+    are read-only views; copy before modifying.
+
+    Parameters
+    ----------
+    max_items : int, default 4096
+        Largest number of cached images (224 x 224 x 3 bytes each = 147 KiB; 4096 = 0.6 GiB).
+    **render_kwargs
+        Passed to :func:`vector_gym.render.render_many` for misses (``processes``,
+        ``timeout_s``, ``memory_mb``, ``limits``).
+
+    Examples
+    --------
+    >>> cache = RenderCache(max_items=2, processes=0)
+    >>> svg = "<svg xmlns='http://www.w3.org/2000/svg'/>"
+    >>> a = cache.get(svg, (4, 4)); b = cache.get(svg, (4, 4))
+    >>> a[0] is b[0], cache.hits, cache.misses
+    (True, 1, 1)
+    """
+
+    def __init__(self, max_items: int = 4096, **render_kwargs) -> None:
+        if not isinstance(max_items, int) or max_items < 1:
+            raise ValueError(f"max_items: expected an int >= 1, got {max_items!r}")
+        self.max_items = max_items
+        self.render_kwargs = render_kwargs
+        self._items: OrderedDict[tuple, tuple[np.ndarray, str | None]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def clear(self) -> None:
+        """Drop every cached image."""
+        with self._lock:
+            self._items.clear()
+
+    def get_many(
+        self,
+        svgs: Sequence[str | bytes],
+        size: tuple[int, int] = (224, 224),
+        background: str | tuple[int, int, int] = "white",
+        backend: str = "skia",
+    ) -> RenderBatch:
+        """Return renders of ``svgs``, drawing only the ones not cached yet (in one batch).
+
+        Returns
+        -------
+        RenderBatch
+            As :func:`vector_gym.render.render_many` returns it; ``images`` is a fresh
+            ``(N, H, W, 3)`` uint8 array.
+        """
+        h, w = _check_size(size)
+        bg = _background_rgb(background)
+        keys = [
+            (_digest(s) if isinstance(s, str | bytes) else None, h, w, bg, backend) for s in svgs
+        ]
+        found: dict[int, tuple[np.ndarray, str | None]] = {}
+        missing: list[int] = []
+        with self._lock:
+            for i, key in enumerate(keys):
+                entry = self._items.get(key) if key[0] is not None else None
+                if entry is not None:
+                    self._items.move_to_end(key)
+                    found[i] = entry
+                    self.hits += 1
+                else:
+                    missing.append(i)
+                    self.misses += 1
+        if missing:
+            uniq: dict[tuple, int] = {}
+            for i in missing:
+                uniq.setdefault(keys[i], i)
+            order = list(uniq.values())
+            batch = render_many([svgs[i] for i in order], (h, w), bg, backend, **self.render_kwargs)
+            with self._lock:
+                for j, i in enumerate(order):
+                    img = batch.images[j].copy()
+                    img.setflags(write=False)
+                    entry = (img, batch.errors[j])
+                    if keys[i][0] is not None:
+                        self._items[keys[i]] = entry
+                        self._items.move_to_end(keys[i])
+                    found[i] = entry
+                for i in missing:
+                    found.setdefault(i, found[uniq[keys[i]]])
+                while len(self._items) > self.max_items:
+                    self._items.popitem(last=False)
+        n = len(svgs)
+        images = np.empty((n, h, w, 3), dtype=np.uint8)
+        errors = []
+        for i in range(n):
+            images[i] = found[i][0]
+            errors.append(found[i][1])
+        ok = np.array([e is None for e in errors], dtype=bool)
+        return RenderBatch(images, ok, tuple(errors))
+
+    def get(
+        self,
+        svg: str | bytes,
+        size: tuple[int, int] = (224, 224),
+        background: str | tuple[int, int, int] = "white",
+        backend: str = "skia",
+    ) -> tuple[np.ndarray, str | None]:
+        """Return ``(image, error)`` for one document: the cached read-only ``(H, W, 3)`` uint8 image."""
+        h, w = _check_size(size)
+        bg = _background_rgb(background)
+        key = (_digest(svg) if isinstance(svg, str | bytes) else None, h, w, bg, backend)
+        with self._lock:
+            entry = self._items.get(key) if key[0] is not None else None
+            if entry is not None:
+                self._items.move_to_end(key)
+                self.hits += 1
+                return entry
+        batch = self.get_many([svg], (h, w), bg, backend)
+        with self._lock:
+            entry = self._items.get(key) if key[0] is not None else None
+        if entry is None:  # not text (never cached) or already evicted
+            return batch.images[0], batch.errors[0]
+        return entry

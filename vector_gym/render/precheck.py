@@ -1,0 +1,182 @@
+"""The cheap pre-check run on every document before any rasteriser sees it.
+
+Isolation has two layers (issue 3, item 1). This module is the first: pure Python and lxml work,
+bounded by the document's size, that rejects every input known to crash, hang or read files in
+skia, resvg or CairoSVG:
+
+* text level (run in the calling process, before anything is sent to a worker): type, UTF-8 size,
+  valid UTF-8, no ``<!ENTITY`` declaration (:func:`check_text`);
+* tree level (run inside the worker, before the rasteriser): the safe parse of
+  :func:`vector_gym.svg.parse.parse_svg` (nesting depth, element count, no entity expansion, no
+  DTD loading), an ``<svg>`` root, only ``#id`` and ``data:`` references, the number of elements
+  after expanding every ``<use>`` (with cycle detection), and the amount of path data
+  (:func:`check_tree`).
+
+The second layer (a worker process with a memory limit, a per-document watchdog and an empty
+working directory) is :mod:`vector_gym.render.pool`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lxml import etree
+
+from vector_gym.errors import SVGParseError
+from vector_gym.render import reasons
+from vector_gym.svg.parse import ParseLimits, local_name, parse_svg
+from vector_gym.svg.simplify import external_references, path_numbers_over, use_expansion_count
+
+__all__ = ["RenderLimits", "RenderRejected", "check_text", "check_tree"]
+
+
+class RenderRejected(Exception):
+    """A document refused by the pre-check; ``reason`` is one of :data:`reasons.REASONS`."""
+
+    def __init__(self, reason: str, message: str = "") -> None:
+        super().__init__(f"{reason}: {message}" if message else reason)
+        self.reason = reason
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class RenderLimits:
+    """Bounds on a document accepted for rendering.
+
+    Attributes
+    ----------
+    max_bytes : int
+        Largest UTF-8 size, in bytes (every corpus SVG is below 0.2 MB).
+    max_depth : int
+        Deepest element nesting (root = 1). 10,000 nested groups crash skia and resvg (issue 3).
+    max_elements : int
+        Largest number of elements in the document as written.
+    max_use_expansion : int
+        Largest number of elements after expanding every ``<use>`` (a fan-out to 10^9 hangs skia).
+    max_path_numbers : int
+        Largest number of numbers in all ``d`` and ``points`` attributes together (a path of a
+        million segments takes 5.4 s in skia, issue 3).
+    """
+
+    max_bytes: int = 4_000_000
+    max_depth: int = 128
+    max_elements: int = 100_000
+    max_use_expansion: int = 200_000
+    max_path_numbers: int = 1_000_000
+
+    def __post_init__(self) -> None:
+        for name in self.__slots__:
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"RenderLimits.{name}: expected a positive int, got {value!r}")
+
+    def parse_limits(self) -> ParseLimits:
+        """Return the :class:`~vector_gym.svg.parse.ParseLimits` these limits imply."""
+        return ParseLimits(
+            max_bytes=self.max_bytes, max_depth=self.max_depth, max_elements=self.max_elements
+        )
+
+
+DEFAULT_LIMITS = RenderLimits()
+
+
+def check_text(svg: object, limits: RenderLimits = DEFAULT_LIMITS) -> str | bytes:
+    """Check a document's type, size, encoding and entity declarations without parsing it.
+
+    Parameters
+    ----------
+    svg : object
+        The document as ``str`` or UTF-8 ``bytes``.
+    limits : RenderLimits
+        Bounds; only ``max_bytes`` is used here.
+
+    Returns
+    -------
+    str or bytes
+        ``svg`` itself, for chaining.
+
+    Raises
+    ------
+    RenderRejected
+        ``not_text``, ``too_large``, ``invalid_utf8`` or ``entity_declaration``.
+    """
+    if isinstance(svg, str):
+        if len(svg) > limits.max_bytes:
+            raise RenderRejected(reasons.TOO_LARGE, f"expected at most {limits.max_bytes} bytes")
+        if 4 * len(svg) <= limits.max_bytes:
+            n = 0  # UTF-8 needs at most 4 bytes a character; lone surrogates are parse_svg's
+        else:
+            try:
+                n = len(svg.encode("utf-8"))
+            except UnicodeEncodeError:
+                raise RenderRejected(reasons.INVALID_UTF8, "lone surrogate in str") from None
+        probe = svg
+        entity = "<!ENTITY"
+    elif isinstance(svg, bytes | bytearray | memoryview):
+        svg = bytes(svg)
+        n = len(svg)
+        if n <= limits.max_bytes:
+            try:
+                svg.decode("utf-8")
+            except UnicodeDecodeError:
+                raise RenderRejected(reasons.INVALID_UTF8, "bytes are not valid UTF-8") from None
+        probe = svg
+        entity = b"<!ENTITY"
+    else:
+        raise RenderRejected(reasons.NOT_TEXT, f"expected str or bytes, got {type(svg).__name__}")
+    if n > limits.max_bytes:
+        raise RenderRejected(
+            reasons.TOO_LARGE, f"expected at most {limits.max_bytes} bytes, got {n}"
+        )
+    if entity in probe:
+        raise RenderRejected(reasons.ENTITY_DECLARATION, "entity declarations are never expanded")
+    return svg
+
+
+def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree._Element:
+    """Parse a document safely and check it is fit to hand to a rasteriser.
+
+    Parameters
+    ----------
+    svg : str or bytes
+        The document (already passed by :func:`check_text`, or not: this repeats its checks).
+    limits : RenderLimits
+        Bounds on size, depth, element count, ``<use>`` expansion and path data.
+
+    Returns
+    -------
+    lxml.etree._Element
+        The parsed root element (owned by the caller; the normaliser may modify it).
+
+    Raises
+    ------
+    RenderRejected
+        With ``reason`` one of the parse reasons, ``not_svg``, ``external_reference``,
+        ``use_cycle``, ``use_expansion`` or ``too_many_path_segments``.
+    """
+    check_text(svg, limits)
+    try:
+        root = parse_svg(svg, limits.parse_limits())
+    except SVGParseError as exc:
+        raise RenderRejected(exc.reason, exc.message) from None
+    if not isinstance(root.tag, str) or local_name(root.tag) != "svg":
+        raise RenderRejected(reasons.NOT_SVG, f"expected an <svg> root, got {root.tag!r}")
+    bad = external_references(root)
+    if bad:
+        raise RenderRejected(
+            reasons.EXTERNAL_REFERENCE, f"only #id and data: references, got {bad[0][:80]!r}"
+        )
+    n = use_expansion_count(root, limits.max_use_expansion)
+    if n < 0:
+        raise RenderRejected(reasons.USE_CYCLE, "a <use> refers to itself or an ancestor")
+    if n > limits.max_use_expansion:
+        raise RenderRejected(
+            reasons.USE_EXPANSION,
+            f"expected at most {limits.max_use_expansion} elements after <use>, got more",
+        )
+    if path_numbers_over(root, limits.max_path_numbers):
+        raise RenderRejected(
+            reasons.TOO_MANY_PATH_SEGMENTS,
+            f"expected at most {limits.max_path_numbers} path numbers",
+        )
+    return root

@@ -1,0 +1,81 @@
+"""Closed set of reasons why one document of a render batch failed.
+
+Every failed item of :class:`vector_gym.render.RenderBatch` carries exactly one of these names in
+``errors`` (and is drawn as a plain background image). The first eight are the parse reasons of
+:mod:`vector_gym.svg.parse` passed through unchanged; the rest are the renderer's own. Tests assert
+on these names, never on message text.
+"""
+
+from __future__ import annotations
+
+from vector_gym.svg.parse import (
+    EMPTY,
+    ENTITY_DECLARATION,
+    INVALID_UTF8,
+    NOT_TEXT,
+    NOT_WELL_FORMED,
+    TOO_DEEP,
+    TOO_LARGE,
+    TOO_MANY_ELEMENTS,
+)
+
+__all__ = [
+    "NOT_TEXT",
+    "INVALID_UTF8",
+    "TOO_LARGE",
+    "EMPTY",
+    "ENTITY_DECLARATION",
+    "NOT_WELL_FORMED",
+    "TOO_DEEP",
+    "TOO_MANY_ELEMENTS",
+    "NOT_SVG",
+    "EXTERNAL_REFERENCE",
+    "USE_CYCLE",
+    "USE_EXPANSION",
+    "TOO_MANY_PATH_SEGMENTS",
+    "TIMEOUT",
+    "OUT_OF_MEMORY",
+    "WORKER_CRASHED",
+    "RENDER_FAILED",
+    "REASONS",
+]
+
+NOT_SVG = "not_svg"
+"""The root element is not an SVG ``<svg>`` element (any namespace prefix is accepted)."""
+EXTERNAL_REFERENCE = "external_reference"
+"""An ``href``, ``url()`` or CSS ``@import`` names something other than ``#id`` or a ``data:`` URI."""
+USE_CYCLE = "use_cycle"
+"""A ``<use>`` refers to itself or to an ancestor, directly or through other ``<use>`` elements."""
+USE_EXPANSION = "use_expansion"
+"""Expanding every ``<use>`` would create more elements than ``RenderLimits.max_use_expansion``."""
+TOO_MANY_PATH_SEGMENTS = "too_many_path_segments"
+"""The path data and point lists hold more numbers than ``RenderLimits.max_path_numbers``."""
+TIMEOUT = "timeout"
+"""The worker took longer than the per-document watchdog allows; it was killed and respawned."""
+OUT_OF_MEMORY = "out_of_memory"
+"""The worker hit its address-space limit (``memory_mb``) while drawing this document."""
+WORKER_CRASHED = "worker_crashed"
+"""The worker process died while drawing this document (a native crash); it was respawned."""
+RENDER_FAILED = "render_failed"
+"""The rasteriser rejected the normalised document or raised an error."""
+
+REASONS: tuple[str, ...] = (
+    NOT_TEXT,
+    INVALID_UTF8,
+    TOO_LARGE,
+    EMPTY,
+    ENTITY_DECLARATION,
+    NOT_WELL_FORMED,
+    TOO_DEEP,
+    TOO_MANY_ELEMENTS,
+    NOT_SVG,
+    EXTERNAL_REFERENCE,
+    USE_CYCLE,
+    USE_EXPANSION,
+    TOO_MANY_PATH_SEGMENTS,
+    TIMEOUT,
+    OUT_OF_MEMORY,
+    WORKER_CRASHED,
+    RENDER_FAILED,
+)
+"""Every name that can appear in ``RenderBatch.errors``."""

@@ -344,3 +344,22 @@ def test_console_script_runs(tmp_path):
     )
     (d,) = json.loads(res.stdout)
     assert d["policy"] == "oracle" and d["full"] == 100 and d["n"] == 20
+
+
+def test_closed_stdout_exits_without_traceback(tmp_path, monkeypatch, capsys):
+    # Review R1: ``vector-gym rescore ... | head`` ended in a BrokenPipeError traceback.
+    import os
+
+    from vector_gym.cli import main
+
+    r, w = os.pipe()
+    os.close(r)  # the reader is gone: every write raises BrokenPipeError (EPIPE)
+    out = os.fdopen(w, "w")
+    monkeypatch.setattr("sys.stdout", out)
+    try:
+        rc = main(["eval", "--policy", "identity", "--limit", "1", "--no-progress",
+                   "--out", str(tmp_path / "run.jsonl")])
+    finally:
+        monkeypatch.undo()
+    assert rc == 1
+    out.close()  # stdout now points at devnull: closing (flushing) does not raise again

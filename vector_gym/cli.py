@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run policies on an env's tasks and print the eval table",
         description="Run policies on an environment's tasks, append one JSON line per outcome "
         "(resumable), and print Full, Near, Repair, Progress, Clean, UCR, Valid (percent) and the "
-        "95%% Wilson interval of Full. Without --policy, runs the four evaluator controls "
+        "95% Wilson interval of Full. Without --policy, runs the four evaluator controls "
         "(identity, oracle, protected-mutation, malformed-target).",
     )
     ev.add_argument("--env", default="vector-bench", help="env alias or id (default: vector-bench)")
@@ -464,14 +464,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         if args.command == "eval":
-            return _cmd_eval(args)
-        if args.command == "report":
-            return _cmd_report(args)
-        if args.command == "generate":
-            return _cmd_generate(args)
-        return _cmd_rescore(args)
+            rc = _cmd_eval(args)
+        elif args.command == "report":
+            rc = _cmd_report(args)
+        elif args.command == "generate":
+            rc = _cmd_generate(args)
+        else:
+            rc = _cmd_rescore(args)
+        sys.stdout.flush()  # a closed pipe surfaces here, not in the interpreter's final flush
+        return rc
     except (VectorGymError, FileNotFoundError) as exc:
         print(f"vector-gym {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # stdout closed early (``vector-gym rescore ... | head``): no traceback; point stdout at
+        # devnull so the interpreter's final flush does not raise again (Python docs, signal).
+        import os
+
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
         return 1
 
 

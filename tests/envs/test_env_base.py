@@ -123,11 +123,17 @@ def test_step_requires_reset_and_is_single_turn():
         env.step("x")
 
 
-def test_non_text_action_raises_type_error():
-    env = EditEnv(TASKS, ExactScorer())
-    env.reset(seed=0)
-    with pytest.raises(TypeError, match="expected str"):
-        env.step(123)
+@pytest.mark.parametrize("action", [123, None, b"<svg/>", ["<svg/>"]])
+def test_non_text_action_scores_as_empty_response(action):
+    # A hostile or broken policy output never raises out of an env (brief): a non-str action is
+    # scored as the empty response and flagged (review R1; it used to raise TypeError).
+    scorer = ExactScorer()
+    env = EditEnv(TASKS, scorer)
+    env.reset(options={"task_id": "t0"})
+    _, reward, terminated, _, info = env.step(action)
+    assert reward == 0.0 and terminated
+    assert info["response_not_text"] == type(action).__name__ and info["response_too_long"] is False
+    assert scorer.calls[-1] == ("t0", 0)  # the scorer saw the empty response
 
 
 def test_too_long_response_is_not_scored():

@@ -323,3 +323,29 @@ def test_fifty_megabyte_response_is_not_scored():
     _, reward, _, _, info = env.step(big)
     assert reward == 0.0 and info["response_too_long"] is True
     assert info["report"]["failure_reasons"][0] == "invalid_svg"
+
+
+@pytest.mark.parametrize("action", [None, b"<svg/>", 7])
+def test_non_text_response_scores_zero(action):
+    # Review R1: env.step(None) used to raise TypeError out of the env.
+    env = VectorBenchEnv()
+    env.reset(options={"task_id": "sv_001"})
+    _, reward, terminated, _, info = env.step(action)
+    assert reward == 0.0 and terminated and info["response_not_text"] == type(action).__name__
+    assert info["report"]["failure_reasons"] == ["invalid_svg"]
+    assert info["report"]["detail"] == ["no_svg_found"]
+    json.dumps(info, allow_nan=False)
+
+
+def test_render_observation_adds_the_rendered_source():
+    # Issue 3, item 5: every env takes render_observation=(H, W); VectorBenchEnv used to drop it.
+    from vector_gym.render import render_one
+
+    env = gymnasium.make("vector_gym/VectorBench-v0", render_observation=(20, 30))
+    obs, _ = env.reset(options={"task_id": "sv_005"})
+    assert obs["image"].shape == (20, 30, 3) and obs["image"].dtype == np.uint8
+    assert obs in env.observation_space
+    expected, error = render_one(obs["svg"], (20, 30))
+    assert error is None and (expected < 255).any()
+    np.testing.assert_array_equal(obs["image"], expected)
+    env.close()

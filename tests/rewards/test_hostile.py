@@ -123,8 +123,10 @@ def test_overflowing_points(parity):
 
 
 def test_many_unique_paths():
-    # 40,000 distinct path strings (near the 4 MB parse limit): linear work, reward 0 (side effects).
-    paths = "".join(f'<path d="M0 0 L{i} {i}"/>' for i in range(40_000))
+    # 8,000 distinct path strings (near the 256 KiB limit of a produced SVG, PRODUCED_LIMITS):
+    # linear work, reward 0 (side effects).
+    paths = "".join(f'<path d="M0 0 L{i} {i}"/>' for i in range(8_000))
+    assert 200_000 < len(paths) < 250_000
     r = score(TASK, sub(TARGET, "</svg>", paths + "</svg>"))
     assert r.reward == 0.0 and r.validity_pass and not r.preservation_pass
 
@@ -153,3 +155,45 @@ def test_random_mutations_never_raise():
             r = score(task, text, parity)
             json.dumps(r.to_dict(), allow_nan=False)
             assert r.reward in (0.0, 1.0)
+
+
+@pytest.mark.parametrize("parity", [False, True])
+def test_many_attributes_on_one_element(parity):
+    # lxml's items() is quadratic in the attribute count: 24,000 attributes took seconds (200,000
+    # took minutes) before to_node read attribute-heavy elements through XPath (review R1).
+    # Unrequested attributes are side effects.
+    many = " ".join(f'a{i:x}="1"' for i in range(24_000))
+    r = score(TASK, sub(TARGET, "<svg ", f"<svg {many} "), parity)
+    assert r.reward == 0.0 and r.validity_pass and not r.preservation_pass
+    assert r.failure_reasons == ("unintended_document_changes",)
+
+
+def test_report_cache_is_bounded_across_scorers():
+    # Review R1: each scorer used to keep 256 reports keyed by outputs of up to 1 MiB, and up to
+    # 4,096 scorers are cached, so distinct large outputs over many tasks grew without bound.
+    # The report cache is now one LRU shared by all scorers, bounded in total characters.
+    from vector_gym.rewards import spec as S
+
+    pad = "x" * 200_000
+    for i in range(40):
+        task = make_task(task_id=f"cache-{i}")
+        for j in range(10):
+            score(task, f"<svg {NS}><desc>{i}-{j}{pad}</desc></svg>")
+    assert S._report_cache_chars <= S._REPORT_CACHE_MAX_CHARS
+    assert sum(len(k[1]) for k in S._REPORT_CACHE) == S._report_cache_chars
+    again = score(TASK, TARGET)
+    assert score(TASK, TARGET) is again  # repeated outputs are still served from the cache
+
+
+@pytest.mark.parametrize("parity", [False, True])
+def test_produced_svg_size_limit(parity):
+    # Review R1: at the generic 4 MB parse limit one path of 1,000,000 segments cost ~620 MB and
+    # 100,000 arcs ~9 s; a produced SVG is limited to 256 KiB (PRODUCED_LIMITS).
+    from vector_gym.rewards.spec import PRODUCED_LIMITS
+
+    assert PRODUCED_LIMITS.max_bytes == 1 << 18
+    arcs = "a1 2 0 0 1 1 1" * 19_000  # 266,000 characters
+    r = score(TASK, sub(TARGET, "</svg>", f'<path d="M0 0{arcs}"/></svg>'), parity)
+    assert r.reward == 0.0 and r.detail == ("too_large",) and not r.produced_parse_ok
+    r = score(TASK, sub(TARGET, "</svg>", f'<path d="M0 0{arcs[:140_000]}"/></svg>'), parity)
+    assert r.produced_parse_ok and r.validity_pass and "too_large" not in r.detail

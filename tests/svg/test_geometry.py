@@ -203,3 +203,22 @@ def test_gauss_method_close_to_refine():
     assert path_distance(p_, a) == pytest.approx(2.9728561799520823, abs=1e-9)
     with pytest.raises(ValueError, match="method"):
         segment_lengths(p, "simpson")
+
+
+def test_hostile_huge_cubic_is_bounded_in_memory():
+    # One cubic with 1e300 coordinates keeps ``two - chord`` above 1e-12 at every depth; the
+    # widest REFINE level is capped (MAX_REFINE_LEVEL), so the path is unsampleable after a
+    # bounded amount of work. NumPy buffers are traced by tracemalloc.
+    import tracemalloc
+
+    from vector_gym.svg.geometry import MAX_REFINE_LEVEL, samples_for
+
+    assert MAX_REFINE_LEVEL == 1 << 18
+    tracemalloc.start()
+    try:
+        assert samples_for("M8 18 C1e300 -1e300 74 1e300 108 18 S176 26 1e300 18") is None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100e6, peak  # ~220 MB with the previous cap of 1 << 20
+    assert samples_for("M0 0 C20000 0 -20000 20000 0 20000") is not None

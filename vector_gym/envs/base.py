@@ -265,8 +265,15 @@ class EditEnv(gym.Env[dict[str, str], str]):
                 {**self.observation_space.spaces, "image": spaces.Box(0, 255, (h, w, 3), np.uint8)}
             )
         if max_turns > 1:  # multi-turn: the editor feedback on the previous answer
+            # the current SVG is an earlier answer (at most max_response_chars) or a patched
+            # document (the source plus at most max_turns patches), in the action charset
+            svg_len = max(obs_len, longest + max_turns * max_response_chars)
             self.observation_space = spaces.Dict(
-                {**self.observation_space.spaces, "feedback": spaces.Text(max_length=4096, min_length=0, charset=BASE_CHARSET)}
+                {
+                    **self.observation_space.spaces,
+                    "svg": spaces.Text(max_length=svg_len, min_length=0, charset=charset),
+                    "feedback": spaces.Text(max_length=4096, min_length=0, charset=BASE_CHARSET),
+                }
             )
 
     # ------------------------------------------------------------------ tasks
@@ -434,7 +441,9 @@ class EditEnv(gym.Env[dict[str, str], str]):
             True when a multi-turn episode reaches ``max_turns`` without a full pass.
         info : dict
             ``task_id``, ``family``, ``report`` (the scorer report's ``to_dict()``:
-            every gate, check and distance) and ``response_too_long`` (bool); with
+            every gate, check and distance) and ``response_too_long`` (bool); for an
+            action that is not a ``str`` (``None``, ``bytes``, ...) also ``response_not_text``
+            (its type name; it is scored as an empty response, reward 0); with
             ``action_format="patch"`` also ``action_error`` (None, or ``{"reason",
             "message"}`` of a patch that could not be applied; the answer then scores as an
             empty response); with ``max_turns > 1`` also ``turn`` (1-based) and
@@ -451,22 +460,20 @@ class EditEnv(gym.Env[dict[str, str], str]):
         ------
         gymnasium.error.ResetNeeded
             ``step`` before ``reset`` or after the episode ended.
-        TypeError
-            ``action`` is not a str.
         """
         if self._task is None or self._done:
             raise ResetNeeded(
                 "expected reset() before step(): this single-turn episode has ended or not started"
             )
-        if not isinstance(action, str):
-            raise TypeError(
-                f"action: expected str (the policy's response), got {type(action).__name__}"
-            )
+        # A policy that returns no text (None from a failed API call, bytes, ...) must not crash
+        # a training loop: the answer is scored as an empty response (reward 0, no SVG found)
+        # and flagged in ``info["response_not_text"]`` (review R1).
+        not_text = not isinstance(action, str)
         task = self._task
-        too_long = len(action) > self.max_response_chars
-        response = "" if too_long else action
+        too_long = not not_text and len(action) > self.max_response_chars
+        response = "" if too_long or not_text else action
         action_error = None
-        if self.action_format == "patch" and not too_long:
+        if self.action_format == "patch" and not too_long and not not_text:
             from vector_gym.envs.patch import decode_patch_action
 
             patched = decode_patch_action(response, self._current_svg)
@@ -490,6 +497,8 @@ class EditEnv(gym.Env[dict[str, str], str]):
             "report": report.to_dict(),
             "response_too_long": too_long,
         }
+        if not_text:
+            info["response_not_text"] = type(action).__name__
         if self.action_format == "patch":
             info["action_error"] = action_error
         if self.max_turns > 1:
@@ -501,7 +510,7 @@ class EditEnv(gym.Env[dict[str, str], str]):
             if self.action_format == "patch":
                 if action_error is None:
                     self._current_svg = response
-            elif not too_long:
+            elif not too_long and not not_text:
                 extracted = extract_svg(action)
                 if extracted is not None:
                     self._current_svg = extracted

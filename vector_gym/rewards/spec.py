@@ -22,8 +22,8 @@ Two modes (spec §16):
 
 In both modes a ``Z`` before any moveto and an arc flag other than ``0``/``1`` are invalid path
 syntax (the reference crashes, §16 item 8), and a hostile output (entity declarations, huge or
-deeply nested documents, invalid UTF-8) is a parse failure with a named detail code, never an
-exception.
+deeply nested documents, invalid UTF-8, a produced SVG over 256 KiB: :data:`PRODUCED_LIMITS`) is
+a parse failure with a named detail code, never an exception.
 
 Examples
 --------
@@ -40,6 +40,7 @@ Examples
 from __future__ import annotations
 
 import gc
+import itertools
 import math
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -71,7 +72,7 @@ from vector_gym.svg.canonical import Node, canonical_equal, normalise_attribute,
 from vector_gym.svg.color import COLOR_ATTRIBUTES
 from vector_gym.svg.extract import extract_svg
 from vector_gym.svg.geometry import path_distance
-from vector_gym.svg.parse import fold_ws, parse_svg
+from vector_gym.svg.parse import ParseLimits, fold_ws, parse_svg
 from vector_gym.svg.semantic import (
     aliases,
     lazy_aliases,
@@ -89,13 +90,29 @@ __all__ = [
     "score_response",
     "score_many",
     "NEAR_PASS_PROGRESS",
+    "PRODUCED_LIMITS",
 ]
 
 NEAR_PASS_PROGRESS = 0.80
 """``near_pass`` needs ``repair_progress >= 0.80`` (spec §11)."""
 
-_REPORT_CACHE_SIZE = 256
+PRODUCED_LIMITS = ParseLimits(max_bytes=1 << 18)
+"""Parse limits of a produced SVG: at most 256 KiB of UTF-8 (detail ``too_large``), twice the
+env's default action length (131,072 characters) and 15x the longest published Vector-Bench output
+(16,830 characters). Scoring cost grows with the size: at the generic 4 MB parse limit one path
+of 1,000,000 segments took ~1.7 s and ~620 MB, 100,000 elliptical arcs ~9 s (review R1); at
+256 KiB every such document scores in well under 2 s and 200 MB. Targets use the default limits."""
+
+# Reports of recently scored outputs, shared by every scorer (GRPO scores the same completion
+# for several reward functions): one LRU bounded in entries and in total characters, so a long
+# run over many tasks cannot grow it (a per-scorer cache of 256 entries up to 1 MiB each could
+# hold gigabytes across thousands of cached scorers; review R1).
+_REPORT_CACHE_SIZE = 4096
 _REPORT_CACHE_MAX_LEN = 1 << 20
+_REPORT_CACHE_MAX_CHARS = 32 << 20
+_REPORT_CACHE: OrderedDict[tuple[int, Any], SpecReport] = OrderedDict()
+_report_cache_chars = 0
+_scorer_ids = itertools.count()
 
 
 def _r6(x: float | None) -> float | None:
@@ -151,7 +168,7 @@ class SpecScorer:
     def __init__(self, task: Task, parity: bool = False) -> None:
         self.task = task
         self.parity = bool(parity)
-        self._cache: OrderedDict[Any, SpecReport] = OrderedDict()
+        self._cache_id = next(_scorer_ids)  # key prefix in the shared report cache
         self.target_fold = fold_ws(task.target_svg)
         try:
             lx = parse_svg(task.target_svg)
@@ -213,10 +230,14 @@ class SpecScorer:
         cacheable = (
             isinstance(produced_svg, str | bytes) and len(produced_svg) <= _REPORT_CACHE_MAX_LEN
         )
+        key = (self._cache_id, produced_svg)
         if cacheable:
-            hit = self._cache.get(produced_svg)
+            hit = _REPORT_CACHE.get(key)
             if hit is not None:
-                self._cache.move_to_end(produced_svg)
+                try:
+                    _REPORT_CACHE.move_to_end(key)
+                except KeyError:  # evicted meanwhile by another thread
+                    pass
                 return hit
         # Pause the cyclic GC while scoring: the trees hold parent links, and building tens of
         # thousands of nodes would otherwise trigger repeated full collections (superlinear
@@ -229,9 +250,7 @@ class SpecScorer:
             if enabled:
                 gc.enable()
         if cacheable:
-            self._cache[produced_svg] = report
-            if len(self._cache) > _REPORT_CACHE_SIZE:
-                self._cache.popitem(last=False)
+            _cache_report(key, report)
         return report
 
     def score_response(self, response: str | None) -> SpecReport:
@@ -293,7 +312,7 @@ class SpecScorer:
             detail.append(F.NOT_TEXT)
         if text is not None:
             try:
-                root = to_node(parse_svg(text))
+                root = to_node(parse_svg(text, PRODUCED_LIMITS))
             except SVGParseError as exc:
                 detail.append(exc.reason if exc.reason in F.DETAIL_CODES else F.NOT_WELL_FORMED)
             except (RecursionError, MemoryError, ValueError):  # defensive: never raise
@@ -521,6 +540,19 @@ class SpecScorer:
             if rk is not None:
                 ratio = _py_max(ratio, rk)
         return ok, ratio
+
+
+def _cache_report(key: tuple[int, Any], report: SpecReport) -> None:
+    global _report_cache_chars
+    if key in _REPORT_CACHE:
+        return
+    _REPORT_CACHE[key] = report
+    _report_cache_chars += len(key[1])
+    while _REPORT_CACHE and (
+        len(_REPORT_CACHE) > _REPORT_CACHE_SIZE or _report_cache_chars > _REPORT_CACHE_MAX_CHARS
+    ):
+        (_, old), _ = _REPORT_CACHE.popitem(last=False)
+        _report_cache_chars -= len(old)
 
 
 def _jsonish(value: Any) -> Any:

@@ -172,6 +172,10 @@ class Node:
         return f"Node({self.tag!r}, {self.attrib!r}, {len(self.children)} children)"
 
 
+_MANY_ATTRIBUTES = 32
+"""Elements with more attributes are read linearly by :func:`to_node` (lxml's ``items()`` is quadratic)."""
+
+
 def to_node(element: Any, parent: Node | None = None) -> Node:
     """Convert an lxml (or ElementTree) element and its subtree to :class:`Node`.
 
@@ -188,9 +192,22 @@ def to_node(element: Any, parent: Node | None = None) -> Node:
         ``text``/``tail`` are ``""`` when absent; only element children are kept. Iterative, so
         nesting depth is bounded by memory, not by the recursion limit.
     """
-    top = Node(
-        element.tag, dict(element.items()), element.text or "", element.tail or "", None, parent
+    # lxml reads each attribute value by a name search through the element's attribute list, so
+    # ``items()`` is quadratic in the attribute count (200,000 attributes: minutes). Elements with
+    # many attributes (found by one XPath pass in C) are read through ``@*`` instead, linearly.
+    xpath = getattr(element, "xpath", None)
+    heavy = (
+        set(xpath(f"descendant-or-self::*[count(@*) > {_MANY_ATTRIBUTES}]"))
+        if xpath is not None
+        else ()
     )
+
+    def attrs(el: Any) -> dict[str, str]:
+        if heavy and el in heavy:
+            return {v.attrname: str(v) for v in el.xpath("@*")}
+        return dict(el.items())
+
+    top = Node(element.tag, attrs(element), element.text or "", element.tail or "", None, parent)
     stack = [(element, top)]
     while stack:
         el, node = stack.pop()
@@ -199,7 +216,7 @@ def to_node(element: Any, parent: Node | None = None) -> Node:
             tag = c.tag
             if tag.__class__ is not str:  # comment / PI / entity nodes are not part of the model
                 continue
-            n = Node(tag, dict(c.items()), c.text or "", c.tail or "", None, node)
+            n = Node(tag, attrs(c), c.text or "", c.tail or "", None, node)
             kids.append(n)
             if len(c):
                 stack.append((c, n))

@@ -74,9 +74,11 @@ REFINE_MIN_DEPTH = 5
 MAX_REFINE_NODES = 20_000_000
 """Work bound per :func:`segment_lengths` call, in interval evaluations: about 1 s of CPU. A
 corpus cubic needs ~90,000 (so ~200 fresh ones fit), a 6,000-unit cubic ~390,000."""
-MAX_REFINE_LEVEL = 1 << 20
-"""Most open intervals of one segment at one depth (a memory bound, ~150 MB of temporaries; the
-widest level of a corpus cubic holds 32,768, of a 6,000-unit cubic 131,072)."""
+MAX_REFINE_LEVEL = 1 << 18
+"""Most open intervals of one segment at one depth (a memory bound, ~40 MB of temporaries; the
+widest level of a corpus cubic holds 32,768, of a 6,000-unit cubic 131,072; a 20,000-unit cubic
+still fits, a 1e6-unit one does not). At ``1 << 20`` one hostile cubic (``C1e300 …``) peaked at
+~220 MB (review R1)."""
 MAX_REFINE_DEPTH = 90
 """Depth bound of REFINE (corpus curves need about 20 levels)."""
 

@@ -59,7 +59,35 @@ def test_v2_broken_outputs_named(v2_env):
     v2_env.reset(options={"task_id": "v2-0000"})
     hostile = '<svg xmlns="http://www.w3.org/2000/svg"><use href="#a" id="a"/></svg>'
     _, r, _, _, info = v2_env.step(hostile)
-    assert r == 0.0 and info["report"]["failure_reasons"] in (["parsing_error"], [])
+    assert r == 0.0 and info["report"]["failure_reasons"] == ["parsing_error"]
+    assert info["report"]["detail"] == ["use_cycle"]
+
+
+@pytest.mark.parametrize(
+    ("response", "reason", "detail"),
+    [
+        ('<svg xmlns="http://www.w3.org/2000/svg"><image href="file:///etc/passwd"/></svg>',
+         "parsing_error", "external_reference"),
+        ('<svg xmlns="http://www.w3.org/2000/svg"><rect fill="url(/etc/passwd)"/></svg>',
+         "parsing_error", "external_reference"),
+        ("```svg\n<svg/>\n```\n```svg\n<svg/>\n```", "extraction_error", "multiple_svg_blocks"),
+    ],
+)
+def test_v2_hostile_outputs_named(v2_env, response, reason, detail):
+    v2_env.reset(options={"task_id": "v2-0000"})
+    _, r, _, _, info = v2_env.step(response)
+    assert r == 0.0 and info["report"]["failure_reasons"] == [reason]
+    assert info["report"]["detail"][0] == detail
+
+
+def test_v2_hyperlink_in_output_still_renders(v2_env):
+    # Review of issue 3: <a href="https://..."> is a link, not a resource; it used to fail the
+    # whole output as external_reference (a V2 "parsing error" the paper's CairoSVG never saw).
+    v2_env.reset(options={"task_id": "v2-0000"})
+    target = v2_env.task.target_svg
+    linked = target.replace("</svg>", '<a href="https://example.com"><g/></a></svg>')
+    _, r, _, _, info = v2_env.step(linked)
+    assert r == 1.0 and info["report"]["mse"] == 0.0 and info["report"]["failure_reasons"] == []
 
 
 def test_v2_prompt_wording():

@@ -165,3 +165,107 @@ def test_a_worker_that_dies_mid_document_fails_it_as_crashed():
         assert errors == (R.WORKER_CRASHED,)
         images, ok, errors = pool.render([GOOD], (8, 8))
         assert errors == (None,) and _red_left(images[0]) and pool.worker_pids()[0] != pid
+
+
+def test_a_big_document_queued_behind_a_slow_one_does_not_stall_the_watchdog():
+    # Regression (review of issue 3): the big document's send() used to block until the worker
+    # finished the slow one, so the watchdog never fired and the slow one "rendered" past
+    # timeout_s. 300 KB is more than an AF_UNIX socket buffer holds (about 180 KiB on Linux).
+    slow = svg(
+        '<path stroke="black" fill="none" d="M0 0' + " l1 1 l-1 0" * 200_000 + '"/>',
+        'viewBox="0 0 9 9"',
+    )
+    big = GOOD.replace("</svg>", " " * 300_000 + "</svg>")
+    with RenderPool(1, memory_mb=1024) as pool:
+        images, ok, errors = pool.render([slow, big], (64, 64), timeout_s=0.05)
+        assert errors == (R.TIMEOUT, None)
+        assert _red_left(images[1])
+
+
+def test_bytes_like_documents_render_in_the_pool(pool):
+    # Regression (review of issue 3): a memoryview passed the text check but could not be
+    # pickled to the worker, so render() raised TypeError instead of drawing it.
+    data = GOOD.encode()
+    images, ok, errors = pool.render([memoryview(data), bytearray(data), data], (8, 8))
+    assert errors == (None, None, None) and all(_red_left(im) for im in images)
+
+
+def test_a_batch_larger_than_the_free_shared_memory_is_drawn_in_chunks(monkeypatch):
+    # Regression (review of issue 3): the batch segment was sized for the whole batch. Past the
+    # free space of /dev/shm (64 MiB by default in a container) every worker write died of
+    # SIGBUS: with an 8 MiB /dev/shm, 300 images of 224 px raised "render workers did not start
+    # within 60 s" after a minute. Now the budget follows the free space and the batch is chunked.
+    import types
+
+    import vector_gym.render.pool as pool_module
+
+    per_image = 8 * 8 * 3
+    with RenderPool(1, memory_mb=1024) as pool:
+        free = types.SimpleNamespace(f_bavail=5, f_frsize=per_image)
+        monkeypatch.setattr(os, "statvfs", lambda path: free)
+        assert pool._segment_budget() == 5 * per_image
+        monkeypatch.undo()
+        monkeypatch.setattr(pool_module, "_MAX_SEGMENT_BYTES", 2 * per_image)  # chunks of 2
+        docs = [GOOD, "<svg", GOOD, 5, svg('<use id="u" href="#u"/>'), GOOD, GOOD]
+        images, ok, errors = pool.render(docs, (8, 8))
+        assert errors == (None, R.NOT_WELL_FORMED, None, R.NOT_TEXT, R.USE_CYCLE, None, None)
+        for k in (0, 2, 5, 6):
+            assert _red_left(images[k]), k
+        for k in (1, 3, 4):
+            assert (images[k] == 255).all(), k
+
+
+@pytest.mark.parametrize("backend", ["skia", "resvg", "cairosvg"])
+def test_nan_and_infinity_coordinates_fail_alone(pool, backend):
+    # The first Vector-Bench issue's hostile list: NaN/Infinity coordinates. Browsers ignore the
+    # bad values (SVG 1.1 section F.2), so a blank drawing or a named error are both fine; what
+    # must not happen is a crash, a hang or a broken pool.
+    weird = [
+        svg('<rect width="NaN" height="Infinity" fill="red"/>'),
+        svg('<path d="M0 0 L1e308 1e308 L-1e308 1e308 Z" fill="red"/>'),
+        svg('<rect width="1" height="1" transform="scale(1e308) translate(1e308)"/>'),
+        svg('<rect width="1" height="1"/>', 'viewBox="NaN 0 Infinity 1e-300"'),
+        svg('<path d="M0 0L1 1" stroke="black" stroke-width="1e308" stroke-dasharray="1e-9"/>'),
+    ]
+    docs = [d for w in weird for d in (w, GOOD)]
+    images, ok, errors = pool.render(docs, (8, 8), backend=backend, timeout_s=10.0)
+    assert all(e in (None, R.RENDER_FAILED) for e in errors[0::2]), errors
+    assert errors[1::2] == (None,) * len(weird)
+    assert all(_red_left(im) for im in images[1::2])
+
+
+def test_an_interrupted_batch_replaces_busy_workers_and_the_pool_keeps_serving(monkeypatch):
+    # Ctrl-C (or any exception) while the parent waits on its workers: the workers holding
+    # documents are killed and replaced, the exception propagates, the next batch renders and
+    # close() still leaves no process or segment behind.
+    import vector_gym.render.pool as pool_module
+
+    real_wait = pool_module.mp_connection.wait
+    calls = []
+
+    def interrupted_wait(conns, timeout=None):
+        calls.append(len(conns))
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return real_wait(conns, timeout)
+
+    with RenderPool(2, memory_mb=1024) as pool:
+        pool.render([GOOD], (8, 8))  # both workers up
+        before = pool.worker_pids()
+        monkeypatch.setattr(pool_module.mp_connection, "wait", interrupted_wait)
+        with pytest.raises(KeyboardInterrupt):
+            pool.render([GOOD] * 6, (8, 8))
+        monkeypatch.undo()
+        after = pool.worker_pids()
+        replaced = set(before) - set(after)  # the workers that held documents (a worker still
+        assert replaced  # starting held none and is kept)
+        for pid in replaced:
+            with pytest.raises(ProcessLookupError):
+                os.kill(pid, 0)
+        images, ok, errors = pool.render([GOOD] * 3, (8, 8))
+        assert errors == (None,) * 3 and all(_red_left(im) for im in images)
+        name = pool._shm.name
+    assert not os.path.exists("/dev/shm/" + name.lstrip("/"))
+    for pid in after:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)

@@ -42,6 +42,28 @@ def test_absolute_width_height_fill_the_canvas():
     assert (img[:, :4] == [255, 0, 0]).all()
 
 
+# A 2x1 viewBox (left half blue, right half red) on a 4x4 canvas, as a browser fits the root:
+# SVG 1.1 section 7.8 (preserveAspectRatio); rows top to bottom, "." is the white background.
+_PAR_BODY = '<rect width="2" height="1" fill="red"/><rect width="1" height="1" fill="blue"/>'
+_PAR_CASES = {
+    'viewBox="0 0 2 1"': "....|BBRR|BBRR|....",  # default xMidYMid meet: letterboxed
+    'viewBox="0 0 2 1" preserveAspectRatio="none"': "BBRR|BBRR|BBRR|BBRR",
+    'viewBox="0 0 2 1" preserveAspectRatio="xMinYMin"': "BBRR|BBRR|....|....",
+    'viewBox="0 0 2 1" preserveAspectRatio="xMaxYMax slice"': "RRRR|RRRR|RRRR|RRRR",
+    'width="2" height="1"': "....|BBRR|BBRR|....",  # absolute size: fitted like a viewBox
+    'width="2" height="1" preserveAspectRatio="none"': "BBRR|BBRR|BBRR|BBRR",
+}
+
+
+@pytest.mark.parametrize("backend", ["skia", "resvg", "cairosvg"])
+@pytest.mark.parametrize("attrs", list(_PAR_CASES))
+def test_root_preserve_aspect_ratio_variants(attrs, backend):
+    img = render_many([svg(_PAR_BODY, attrs)], (4, 4), backend=backend, processes=0).images[0]
+    colours = {(255, 0, 0): "R", (0, 0, 255): "B", (255, 255, 255): "."}
+    got = "|".join("".join(colours.get(tuple(p), "?") for p in row) for row in img.tolist())
+    assert got == _PAR_CASES[attrs]
+
+
 def test_background_colour_and_validation():
     img = render_many([svg("")], (2, 2), background="#102030", processes=0).images[0]
     assert (img == [16, 32, 48]).all()
@@ -119,3 +141,19 @@ def test_render_cache_draws_each_document_once():
     assert err is None and not image.flags.writeable
     cache.get(GOOD, (8, 8))  # a new size is a new key; the oldest entry is evicted
     assert len(cache) == 2
+
+
+def test_render_cache_does_not_keep_transient_failures():
+    # Regression (review of issue 3): a target that once timed out (a busy machine, a killed
+    # worker) stayed failed for the cache's lifetime, failing that task's every later step.
+    slow = svg(
+        '<path stroke="black" fill="none" d="M0 0' + " l1 1 l-1 0" * 100_000 + '"/>',
+        'viewBox="0 0 9 9"',
+    )
+    cache = RenderCache(processes=1, timeout_s=0.02)
+    for attempt in (1, 2):
+        image, err = cache.get(slow, (16, 16))
+        assert err == R.TIMEOUT and (image == 255).all()
+        assert cache.misses == attempt and cache.hits == 0 and len(cache) == 0
+    batch = cache.get_many([GOOD, "<svg"], (4, 4))  # deterministic outcomes are kept
+    assert batch.errors == (None, R.NOT_WELL_FORMED) and len(cache) == 2

@@ -331,6 +331,23 @@ def test_precheck_helpers():
     assert path_numbers_over(parse_svg(doc('<path d="M0 0 1 1"/>')), 3) is True
 
 
+def test_xml_base_counts_as_a_reference():
+    # Regression (review of issue 3): CairoSVG resolved <image href="#x"> against
+    # xml:base="file:///etc/passwd" and stat()ed that file; xml:base was not checked.
+    r = parse_svg(doc('<image xml:base="file:///etc/passwd" href="#x"/><g xml:base="#a"/>'))
+    assert external_references(r) == ["file:///etc/passwd"]
+
+
+def test_hyperlinks_are_not_references():
+    # Regression (review of issue 3): <a href="https://..."> (nothing is fetched; CairoSVG, the
+    # papers' renderer, draws the link's content) failed the whole document as
+    # external_reference, a V2 "parsing error" the paper would not count.
+    r = parse_svg(doc('<a href="https://example.com"><rect fill="red"/></a>'))
+    assert external_references(r) == []
+    r = parse_svg(doc('<a xlink:href="x.svg"><image xlink:href="/etc/passwd"/></a>'))
+    assert external_references(r) == ["/etc/passwd"]
+
+
 def test_unparseable_text_raises_parse_error():
     with pytest.raises(SVGParseError) as exc:
         simplify("<svg")

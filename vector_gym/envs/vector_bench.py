@@ -88,6 +88,9 @@ class VectorBenchEnv(EditEnv):
         Whole-SVG answers or JSON edit scripts (:mod:`vector_gym.envs.patch`).
     max_turns : int
         Answers per episode; > 1 makes the episode multi-turn (:meth:`EditEnv.step`).
+    render_observation : (int, int), optional
+        Add the rendered current SVG as ``obs["image"]`` (``(H, W, 3)`` uint8), for
+        vision-language policies; see :class:`~vector_gym.envs.base.EditEnv`.
 
     Raises
     ------
@@ -119,6 +122,7 @@ class VectorBenchEnv(EditEnv):
         render_mode: str | None = None,
         action_format: Literal["svg", "patch"] = "svg",
         max_turns: int = 1,
+        render_observation: tuple[int, int] | None = None,
     ) -> None:
         if isinstance(tasks, str | Path) or tasks is None:
             tasks = load_vector_bench(tasks)
@@ -142,6 +146,7 @@ class VectorBenchEnv(EditEnv):
             render_mode=render_mode,
             action_format=action_format,
             max_turns=max_turns,
+            render_observation=render_observation,
         )
 
     @staticmethod

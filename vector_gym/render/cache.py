@@ -9,9 +9,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from vector_gym.render import reasons
 from vector_gym.render.batch import RenderBatch, _background_rgb, _check_size, render_many
 
 __all__ = ["RenderCache"]
+
+
+# Outcomes that say more about the machine at that moment (load, a killed worker) than about the
+# document: returned, never cached, so the next request draws the document again.
+_TRANSIENT = frozenset({reasons.TIMEOUT, reasons.WORKER_CRASHED})
 
 
 def _digest(svg: str | bytes) -> str:
@@ -23,7 +29,8 @@ class RenderCache:
     """Least-recently-used cache of rendered images, keyed by (SVG hash, size, background, backend).
 
     Target renders are computed once per task and reused at every step (issue 3). Stored images
-    are read-only views; copy before modifying.
+    are read-only views; copy before modifying. A render that failed with ``timeout`` or
+    ``worker_crashed`` is returned but not stored (the next request draws it again).
 
     Parameters
     ----------
@@ -103,7 +110,7 @@ class RenderCache:
                     img = batch.images[j].copy()
                     img.setflags(write=False)
                     entry = (img, batch.errors[j])
-                    if keys[i][0] is not None:
+                    if keys[i][0] is not None and entry[1] not in _TRANSIENT:
                         self._items[keys[i]] = entry
                         self._items.move_to_end(keys[i])
                     found[i] = entry

@@ -4,13 +4,15 @@ Why processes: skia holds the GIL while drawing (two threads gave 0.97x, two pro
 issue 3). Why shared memory: pickling images back costs 10-40 % of throughput, so each worker
 draws straight into its item's slot of one preallocated ``(N, H, W, 3)`` uint8 array in a
 :class:`multiprocessing.shared_memory.SharedMemory` segment owned by the pool; only the document
-text and a short reply (index, error name) cross the pipe.
+text and a short reply (index, error name) cross the pipe. A batch bigger than 256 MiB, or than
+the free space of ``/dev/shm``, is drawn in chunks that fit.
 
 Isolation (the second layer; the first is :mod:`vector_gym.render.precheck`):
 
 * every worker runs with ``RLIMIT_AS`` = ``memory_mb`` and in a fresh empty working directory;
-* each worker draws one document at a time (a second one waits in its pipe), with a deadline of
-  ``timeout_s`` seconds from the moment it starts; a
+* each worker draws one document at a time (a second one, if under 32 KiB, waits in its pipe;
+  a bigger one is sent only to an idle worker, so that ``send`` never blocks the watchdog),
+  with a deadline of ``timeout_s`` seconds from the moment it starts; a
   worker past its deadline is killed (``SIGKILL``) and replaced, and its document fails as
   ``timeout``; a worker that dies fails its document as ``worker_crashed`` (or ``out_of_memory``
   when it could still report the ``MemoryError``); a document queued behind it is re-sent;
@@ -48,6 +50,22 @@ _STARTUP_TIMEOUT_S = 60.0
 _DEPTH = 2  # documents queued per worker
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _MAX_START_FAILURES = 3
+# A document is queued behind a busy worker only when its message surely fits in the socket
+# buffer (Linux: about 180 KiB for an AF_UNIX pair). A larger one would block ``send`` until the
+# worker finished its current document, and a blocked parent runs no watchdog: a slow document
+# followed by a big one then ran to completion, past ``timeout_s``. Big documents wait until the
+# worker is idle (it is then reading its socket), which costs nothing next to their draw time.
+_QUEUE_MAX_BYTES = 32 * 1024
+# Largest shared-memory segment (a bigger batch is drawn in chunks of this size, see
+# RenderPool._segment_budget): 256 MiB is 1,780 images of 224 px.
+_MAX_SEGMENT_BYTES = 256 << 20
+
+
+def _wire_bytes(svg: str | bytes) -> int:
+    """An upper bound of a document's size on the wire (a str is pickled as UTF-8)."""
+    if isinstance(svg, str) and not svg.isascii():
+        return 4 * len(svg)
+    return len(svg)
 
 
 def _attach(name: str):
@@ -336,36 +354,67 @@ class RenderPool:
         with self._lock:
             return self._render(svgs, size, background, backend, timeout_s, limits)
 
+    def _segment_budget(self) -> int:
+        """Bytes one batch segment may take: ``_MAX_SEGMENT_BYTES`` or what ``/dev/shm`` has free.
+
+        A segment larger than the free space of its tmpfs is created without complaint, and the
+        first worker write past that space dies of SIGBUS (a container's default ``/dev/shm`` is
+        64 MiB, about 440 images of 224 px): larger batches are drawn in chunks instead.
+        """
+        own = self._shm.size if self._shm is not None else 0  # reused when big enough
+        try:
+            st = os.statvfs("/dev/shm")
+        except OSError:
+            return max(_MAX_SEGMENT_BYTES, own)
+        return min(_MAX_SEGMENT_BYTES, max(st.f_bavail * st.f_frsize, own))
+
     def _render(self, svgs, size, background, backend, timeout_s, limits):
         h, w = size
         n = len(svgs)
-        shape = (n, h, w, 3)
         errors: list[str | None] = [None] * n
         if n == 0:
-            return np.zeros(shape, np.uint8), np.zeros(0, bool), ()
-        shm = self._buffer(n * h * w * 3)
-        view = np.ndarray(shape, dtype=np.uint8, buffer=shm.buf)
-        pending: collections.deque[int] = collections.deque()
+            return np.zeros((0, h, w, 3), np.uint8), np.zeros(0, bool), ()
+        svgs = list(svgs)
+        passed = [False] * n
         for i, svg in enumerate(svgs):
             try:
-                check_text(svg, limits)
-                pending.append(i)
+                svgs[i] = check_text(svg, limits)  # a bytearray or memoryview becomes bytes
+                passed[i] = True
             except RenderRejected as exc:
                 errors[i] = exc.reason
-        try:
-            self._run(
-                pending, svgs, errors, shm.name, shape, background, backend, timeout_s, limits
-            )
-            images = view.copy()
-        except BaseException:
-            # An interrupted batch leaves workers mid-document: replace them all.
-            for wk in list(self._workers):
-                if wk.queue:
-                    wk.queue.clear()
-                    self._replace(wk)
-            raise
-        finally:
-            del view
+        images = np.empty((n, h, w, 3), dtype=np.uint8)
+        per_image = max(1, h * w * 3)
+        chunk = max(1, min(n, self._segment_budget() // per_image))
+        for a in range(0, n, chunk):
+            b = min(n, a + chunk)
+            shape = (b - a, h, w, 3)
+            shm = self._buffer((b - a) * per_image)
+            view = np.ndarray(shape, dtype=np.uint8, buffer=shm.buf)
+            pending = collections.deque(j for j in range(b - a) if passed[a + j])
+            sub_errors = errors[a:b]
+            try:
+                self._run(
+                    pending,
+                    svgs[a:b],
+                    sub_errors,
+                    shm.name,
+                    shape,
+                    background,
+                    backend,
+                    timeout_s,
+                    limits,
+                )
+                images[a:b] = view
+            except BaseException:
+                # An interrupted batch leaves workers mid-document: replace them all.
+                for wk in list(self._workers):
+                    if wk.queue:
+                        wk.queue.clear()
+                        self._replace(wk)
+                raise
+            finally:
+                del view
+            errors[a:b] = sub_errors
         ok = np.array([e is None for e in errors], dtype=bool)
         if not ok.all():
             images[~ok] = np.asarray(background, dtype=np.uint8)
@@ -381,6 +430,8 @@ class RenderPool:
             # queued document only (the one being drawn); its clock starts when it reaches the head.
             for wk in list(self._workers):
                 while wk.ready and pending and len(wk.queue) < _DEPTH:
+                    if wk.queue and _wire_bytes(svgs[pending[0]]) > _QUEUE_MAX_BYTES:
+                        break  # would block send() while the worker draws: wait until idle
                     i = pending.popleft()
                     try:
                         wk.conn.send((name, shape, i, svgs[i], background, backend, limits))

@@ -145,15 +145,22 @@ def _is_local(v: str) -> bool:
     return False
 
 
-_REFS_XPATH = etree.XPath("//@*[contains(., 'url(') or local-name() = 'href']", smart_strings=False)
+# xml:base counts as a reference: CairoSVG resolves even "#id" against it and stats the file it
+# names (an existence oracle on the host). The href of an <a> is a hyperlink, which no
+# rasteriser fetches: it does not count (browsers, resvg and CairoSVG draw the link's content).
+_REFS_XPATH = etree.XPath(
+    "//@*[contains(., 'url(') or (local-name() = 'href' and local-name(..) != 'a')"
+    " or (local-name() = 'base' and namespace-uri() = 'http://www.w3.org/XML/1998/namespace')]",
+    smart_strings=False,
+)
 _STYLE_TEXT_XPATH = etree.XPath("//*[local-name() = 'style']/text()", smart_strings=False)
 
 
 def external_references(root) -> list[str]:
     """List every reference in a document that is not ``#id`` or a ``data:`` URI.
 
-    Reads ``href``/``xlink:href`` (any namespace), every ``url(...)`` in attribute values and
-    ``<style>`` text, and CSS ``@import``. A ``data:`` URI holding an SVG document counts as
+    Reads ``href``/``xlink:href`` (any namespace; not the hyperlink of an ``<a>``), ``xml:base``,
+    every ``url(...)`` in attribute values and ``<style>`` text, and CSS ``@import``. A ``data:`` URI holding an SVG document counts as
     external (its own references would escape this check).
 
     Parameters

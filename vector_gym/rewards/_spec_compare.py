@@ -306,7 +306,10 @@ def compare_path(
     """
     kind = path_kind(vp)
     text = as_text(produced)
-    ps = samples_for(text, parity=parity)
+    # Produced paths are new on almost every call: in RL mode their lengths come from adaptive
+    # Gauss-Legendre (within ~1e-9 of REFINE in D, spec §8.9.3 precision guidance, about 30x
+    # faster cold); parity mode keeps the reference's REFINE subdivision bit for bit.
+    ps = samples_for(text, parity=parity, method="refine" if parity else "gauss")
     if ps is None or after.samples is None:
         return Match(False, kind.name)
     d = path_distance(ps, after.samples)

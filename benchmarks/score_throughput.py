@@ -2,7 +2,8 @@
 
 Re-scores every row of ``tests/data/outcomes_sv001_020.jsonl.gz`` in one process with warm
 per-task caches (each task's scorer is built and every output scored once before timing; the
-per-scorer report cache is disabled so every timed call really scores). Prints outputs/s,
+report cache that all scorers share, ``spec._REPORT_CACHE``, is disabled so every timed call
+really scores). Prints outputs/s,
 ms/outcome, the ratio to bare ``lxml.etree.fromstring`` of the same outputs (the parse floor)
 and the speed-up over the reference anchor of spec §19 (37.0 outputs/s, one core). Times are
 process CPU seconds (best of ``--repeat`` passes), so a busy shared machine distorts them less.

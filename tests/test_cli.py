@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -30,6 +31,7 @@ EVAL_KEYS = [
     "ucr",
     "valid",
     "full_ci",
+    "err",
     "trunc",
 ]
 
@@ -122,13 +124,14 @@ def test_eval_table_output(capsys, controls):
     code, out, _ = run_main(capsys, ["eval", "--runs-dir", str(controls), "--no-progress"])
     assert code == 0
     lines = out.splitlines()
-    header = "Policy N Full Near Repair Progress Clean UCR Valid Full 95% CI Trunc."
+    header = "Policy N Full Near Repair Progress Clean UCR Valid Full 95% CI Err. Trunc."
     assert lines[0].split() == header.split()
-    expected = [  # Table 2 on the 20 bundled tasks; Trunc. = share of finish_reason "length"
-        "identity 20 0.0 0.0 0.0 0.0 100.0 0.0 100.0 [0.0, 16.1] 0.0",
-        "oracle 20 100.0 0.0 100.0 100.0 100.0 0.0 100.0 [83.9, 100.0] 0.0",
-        "protected-mutation 20 0.0 0.0 100.0 100.0 0.0 1.7 100.0 [0.0, 16.1] 0.0",
-        "malformed-target 20 0.0 0.0 0.0 0.0 0.0 - 0.0 [0.0, 16.1] 0.0",
+    expected = [  # Table 2 on the 20 bundled tasks; Err. = rows without an outcome (none here),
+        # Trunc. = share of finish_reason "length"
+        "identity 20 0.0 0.0 0.0 0.0 100.0 0.0 100.0 [0.0, 16.1] 0.0 0.0",
+        "oracle 20 100.0 0.0 100.0 100.0 100.0 0.0 100.0 [83.9, 100.0] 0.0 0.0",
+        "protected-mutation 20 0.0 0.0 100.0 100.0 0.0 1.7 100.0 [0.0, 16.1] 0.0 0.0",
+        "malformed-target 20 0.0 0.0 0.0 0.0 0.0 - 0.0 [0.0, 16.1] 0.0 0.0",
     ]
     assert [line.split() for line in lines[1:]] == [e.split() for e in expected]
     # the README shows this exact output of its main-job command
@@ -177,6 +180,41 @@ def test_eval_single_policy_out_file_and_rescore_of_it(capsys, tmp_path):
         and d["clean"] == 100
         and d["full"] == 0
     )
+
+
+def test_eval_resume_retries_failed_rows(capsys, tmp_path):
+    """A row whose completion failed is played again on resume; finished rows are kept."""
+    out = tmp_path / "identity.jsonl"
+    argv = ["eval", "--policy", "identity", "--limit", "4", "--out", str(out), "--no-progress"]
+    assert main([*argv, "--json"]) == 0
+    capsys.readouterr()
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    for r in rows[1:3]:  # as written by a run whose server refused sv_002 and sv_003
+        r.update(response="", finish_reason="error", reward=0.0)
+        r["report"].update(reward=0.0, validity_pass=False, preservation_pass=False)
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, text, _ = run_main(capsys, [*argv, "--json"])
+    assert code == 0 and out.read_text().startswith("".join(json.dumps(r) + "\n" for r in rows))
+    (d,) = json.loads(text)
+    assert (d["n"], d["err"], d["clean"], d["valid"]) == (4, 0.0, 100.0, 100.0)
+    raw = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["task_id"] for r in raw] == [f"sv_00{i}" for i in (1, 2, 3, 4, 2, 3)]
+    assert [r["finish_reason"] for r in raw[4:]] == ["stop", "stop"]
+    # a file that still holds failed rows (the retry failed too) reports them in Err.
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, text, _ = run_main(capsys, ["rescore", str(out), "--json", "--no-progress"])
+    (d,) = json.loads(text)
+    assert (code, d["n"], d["err"]) == (0, 4, 50.0)
+
+
+def test_eval_shows_a_progress_bar_with_time_left_on_stderr(capsys, tmp_path):
+    out = tmp_path / "oracle.jsonl"
+    argv = ["eval", "--policy", "oracle", "--limit", "3", "--batch-size", "2", "--out", str(out)]
+    code, text, err = run_main(capsys, [*argv, "--json"])
+    assert code == 0 and json.loads(text)[0]["n"] == 3  # stdout holds only the JSON
+    assert "oracle on vector_gym/VectorBench-v0" in err
+    assert re.search(r"\b2/3 \[\d\d:\d\d<\d\d:\d\d", err)  # after the first batch: time left
+    assert re.search(r"\b3/3 \[", err)
 
 
 def test_eval_repeated_policy_and_tasks_dir(capsys, tmp_path):
@@ -253,6 +291,12 @@ def test_rescore_published_outcomes_in_parity_reproduces_the_leaderboard(capsys,
     assert len(scored) == len(rows) == 680
     # data README: 236 of the 680 published outcomes were cut at the token budget
     assert sum(d["trunc"] for d in got) / 100 * 20 == pytest.approx(236)
+    # 21 published rows are provider errors (``error`` set): all 20 of olmo-3-32b-think, 1 of
+    # kimi-k2.6 (tests/data/outcomes_sv001_020.jsonl.gz)
+    assert sum(d["err"] for d in got) / 100 * 20 == pytest.approx(21)
+    err = {d["model"]: d["err"] for d in got if d["err"]}
+    assert err == {"allenai/olmo-3-32b-think": 100.0, "moonshotai/kimi-k2.6": 5.0}
+    assert sum(1 for s in read_jsonl(out) if s.get("error")) == 21
     assert [d["name"] for d in got[:3]] == ["KAT Coder Air V2.5", "HY 3", "Claude Sonnet 5"]
     for s, r in zip(scored, rows, strict=True):
         assert (s["task_id"], s["model"]) == (r["task_id"], r["model"])

@@ -1,8 +1,9 @@
-"""Resumable rollouts: one row per outcome, torn-line repair, no redo, no duplicates."""
+"""Resumable rollouts: one row per outcome, torn-line repair, no redo, failed rows retried."""
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 import gymnasium
@@ -79,6 +80,7 @@ def test_rows_have_the_documented_fields(tmp_path):
         "completion_tokens",
         "finish_reason",
         "truncated",
+        "max_tokens",
         "elapsed_s",
         "reward",
         "report",
@@ -87,6 +89,7 @@ def test_rows_have_the_documented_fields(tmp_path):
     assert rows[1]["report"] == {"reward": 0.0, "failure_reasons": ["mismatch"]}
     assert rows[0]["env"] == "EditEnv" and rows[0]["policy"] == "counting"
     assert rows[0]["completion_tokens"] == 7 and rows[0]["truncated"] is False
+    assert rows[0]["max_tokens"] is None  # the policy has no token_budget
     assert all(r["elapsed_s"] >= 0 for r in rows)
     assert read_rows(out) == rows  # the file holds exactly the returned rows
 
@@ -130,6 +133,91 @@ def test_killed_run_loses_only_the_row_in_flight(tmp_path):
     keys = [row_key(r) for r in read_rows(out)]
     assert len(keys) == len(set(keys)) == 5
     assert [r["task_id"] for r in rows] == ["t0", "t1", "t2", "t3", "t4"]
+
+
+class FlakyPolicy(CountingPolicy):
+    """Like CountingPolicy, but the request of every task in ``down`` fails (connection refused)."""
+
+    name = "counting"  # the same policy as CountingPolicy, so its rows share keys
+
+    def __init__(self, down):
+        super().__init__()
+        self.down = set(down)
+
+    def generate(self, observations, n=1):
+        out = super().generate(observations, n)
+        return [
+            [Completion("", finish_reason="error") for _ in row]
+            if o["task_id"] in self.down
+            else row
+            for o, row in zip(observations, out, strict=True)
+        ]
+
+
+def test_resume_retries_failed_rows_and_keeps_finished_ones(tmp_path):
+    from vector_gym.summary import summarize
+
+    out = tmp_path / "r.jsonl"
+    first = rollout(make_env(), FlakyPolicy({"t0", "t3"}), out, batch_size=2, progress=False)
+    assert [r["finish_reason"] for r in first] == ["error", "stop", "stop", "error", "stop"]
+    (s,) = summarize(first)
+    assert (s.full, s.err) == (0.4, 0.4)  # t0 would pass: it is counted as an error, not a 0
+    before = out.read_bytes()
+
+    pol = CountingPolicy()  # the server is back
+    again = rollout(make_env(), pol, out, batch_size=2, progress=False)
+    assert pol.seen == ["t0", "t3"]  # only the failed rows are attempted again
+    assert out.read_bytes().startswith(before)  # append-only: earlier rows untouched
+    raw = read_rows(out, latest=False)
+    assert [r["task_id"] for r in raw] == ["t0", "t1", "t2", "t3", "t4", "t0", "t3"]
+    assert [r["task_id"] for r in read_rows(out)] == ["t0", "t1", "t2", "t3", "t4"]
+    assert read_rows(out) == again  # the newest row of each key, in task order
+    assert [r["reward"] for r in again] == [1.0, 0.0, 1.0, 0.0, 1.0]
+    assert [r["finish_reason"] for r in again] == ["stop"] * 5
+    (s,) = summarize(raw)  # summaries count the newest row per key
+    assert (s.n, s.full, s.err) == (5, 0.6, 0.0)
+
+    # all finished now: a third run calls nothing and appends nothing
+    pol = CountingPolicy()
+    assert rollout(make_env(), pol, out, progress=False) == again and pol.calls == 0
+    assert len(read_rows(out, latest=False)) == 7
+
+
+def test_a_row_that_fails_again_stays_failed(tmp_path):
+    out = tmp_path / "r.jsonl"
+    rollout(make_env(), FlakyPolicy({"t1"}), out, n=2, progress=False)
+    pol = FlakyPolicy({"t1"})
+    rows = rollout(make_env(), pol, out, n=2, progress=False)
+    assert pol.seen == ["t1"]
+    assert [(r["task_id"], r["sample_index"], r["finish_reason"]) for r in rows[2:4]] == [
+        ("t1", 0, "error"),
+        ("t1", 1, "error"),
+    ]
+    assert len(read_rows(out, latest=False)) == 12 and len(read_rows(out)) == 10
+
+
+def test_rows_record_the_policy_token_budget(tmp_path):
+    class Budgeted(CountingPolicy):
+        def token_budget(self, observation):
+            return 100 + int(observation["task_id"][1:])
+
+    rows = rollout(make_env(), Budgeted(), tmp_path / "r.jsonl", batch_size=2, progress=False)
+    assert [r["max_tokens"] for r in rows] == [100, 101, 102, 103, 104]
+
+
+def test_progress_bar_with_eta_on_stderr(tmp_path, capsys):
+    rollout(make_env(), CountingPolicy(), tmp_path / "r.jsonl", batch_size=2, progress=True)
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    err = captured.err
+    assert "counting on EditEnv" in err  # the bar's description: policy on env
+    # tqdm's default format: "n/total [elapsed<remaining, rate]"; remaining is the ETA
+    assert re.search(r"\b5/5 \[\d\d:\d\d<\d\d:\d\d", err)
+    assert re.search(r"\b2/5 \[", err)  # updated after the first batch of two
+    # no bar when disabled, or when nothing is left to do
+    rollout(make_env(), CountingPolicy(), tmp_path / "s.jsonl", progress=False)
+    rollout(make_env(), CountingPolicy(), tmp_path / "r.jsonl", progress=True)
+    assert capsys.readouterr().err == ""
 
 
 def test_torn_last_line_is_truncated_and_reported_rows_are_complete(tmp_path):

@@ -11,6 +11,8 @@ from vector_gym.summary import (
     Z95,
     GroupSummary,
     format_table,
+    is_error_row,
+    latest_rows,
     leaderboard,
     outcome_fields,
     summarize,
@@ -113,7 +115,9 @@ def test_rates_and_json_percentages():
         "ucr",
         "valid",
         "full_ci",
+        "err",
     ]
+    assert d["err"] == 0.0
     assert d["full"] == 25.0 and d["valid"] == 75.0 and d["progress"] == pytest.approx(68.75)
     assert d["full_ci"] == pytest.approx([100 * x for x in wilson_interval(1, 4)])
 
@@ -167,6 +171,7 @@ def test_format_table_layout():
         "Full",
         "95%",
         "CI",
+        "Err.",
     ]
     assert lines[1].split() == [
         "identity",
@@ -180,6 +185,7 @@ def test_format_table_layout():
         "100.0",
         "[0.0,",
         "16.1]",
+        "0.0",
     ]
     t = summarize([_row("bad", valid=False)])[0]
     assert format_table([t]).splitlines()[1].split()[7] == "-"
@@ -281,6 +287,60 @@ def test_published_outcomes_totals():
     assert round(sum(s.repair * s.n for s in sums)) == 13
     assert round(sum(s.clean * s.n for s in sums)) == 211
     assert round(sum(s.valid * s.n for s in sums)) == 392
+
+
+def test_published_outcomes_error_rate():
+    # 21 of the 680 published rows carry a provider error (``error`` set, produced_svg null,
+    # status ERR): all 20 of allenai/olmo-3-32b-think (HTTP 404) and one connection error of
+    # moonshotai/kimi-k2.6 (read off tests/data/outcomes_sv001_020.jsonl.gz).
+    rows = _published_rows()
+    errors = [r for r in rows if r.get("error")]
+    assert len(errors) == 21 and all(r["status"] == "ERR" for r in errors)
+    (olmo,) = summarize([r for r in rows if r["model"] == "allenai/olmo-3-32b-think"], by="model")
+    (kimi,) = summarize([r for r in rows if r["model"] == "moonshotai/kimi-k2.6"], by="model")
+    assert (olmo.err, kimi.err) == (1.0, 0.05)
+    sums = summarize(rows, by="model")
+    assert round(sum(s.err * s.n for s in sums)) == 21
+    per_model = {m: sum(1 for r in errors if r["model"] == m) for m in {r["model"] for r in errors}}
+    for s in sums:
+        assert s.err == per_model.get(s.label, 0) / 20
+        assert s.to_dict("model")["err"] == pytest.approx(100 * per_model.get(s.label, 0) / 20)
+
+
+def test_is_error_row_cases():
+    ok = {"reward": 0.0, "status": "INVALID"}
+    assert not is_error_row({"report": ok, "finish_reason": "length"})
+    assert not is_error_row({"model": "m", **ok})  # a flat published row with verdicts
+    assert is_error_row({"report": ok, "finish_reason": "error"})  # the request failed
+    assert is_error_row({"model": "m", "error": {"code": "request_error"}, **ok})
+    assert is_error_row({"report": {"reward": 0.0, "status": "ERR"}})  # produced_svg null
+    assert is_error_row({"report": "not a dict"}) and is_error_row({"report": {}})
+    assert is_error_row({"model": "m"})  # no report, no verdicts
+    assert not is_error_row({"model": "m", "error": None, **ok})
+
+
+def test_err_column_in_table_and_json():
+    failed = {**_row("p"), "finish_reason": "error"}
+    rows = [_row("p", reward=1, repair=True, clean=True, progress=1.0)] * 3 + [failed]
+    (s,) = summarize(rows)
+    assert s.err == 0.25 and s.full == 0.75 and s.trunc == 0.0  # trunc: one row records a reason
+    assert s.to_dict()["err"] == 25.0
+    header, line = format_table([s]).splitlines()
+    assert header.split()[-2:] == ["Err.", "Trunc."]
+    assert line.split()[-2:] == ["25.0", "0.0"]
+
+
+def test_newest_row_per_rollout_key_wins():
+    key = {"env": "e", "policy": "p", "sample_index": 0}
+    failed = {**key, "task_id": "t1", "finish_reason": "error", "report": {"reward": 0.0}}
+    other = {**key, "task_id": "t2", "finish_reason": "stop", "report": {"reward": 0.0}}
+    retried = {**key, "task_id": "t1", "finish_reason": "stop", "report": {"reward": 1.0}}
+    keyless = {"policy": "p", "task_id": "t1", "report": {"reward": 0.0}}
+    assert latest_rows([failed, other, retried, keyless]) == [retried, other, keyless]
+    (s,) = summarize([failed, other, retried])
+    assert (s.n, s.full, s.err) == (2, 0.5, 0.0)
+    (s,) = summarize([failed, other])
+    assert (s.n, s.full, s.err) == (2, 0.0, 0.5)
 
 
 def test_published_ranking_order_recomputed_from_verdict_fields():

@@ -101,7 +101,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="openai:MODEL server root with /v1 (default: http://127.0.0.1:8000/v1)",
     )
-    md.add_argument("--max-tokens", type=int, metavar="N", help="output token budget per completion")
+    md.add_argument(
+        "--max-tokens",
+        type=int,
+        metavar="N",
+        help="output token budget per completion (default: the protocol's, recorded in each row: "
+        "Vector-Bench max(8192, len(source)/2 + 2048), SVGEditBench V2 8192)",
+    )
     md.add_argument("--temperature", type=float, help="sampling temperature (default: the backend's)")
     md.add_argument("--seed", type=int, help="base sampling seed")
 
@@ -287,6 +293,9 @@ def load_outcomes(path: str | Path) -> list[dict[str, Any]]:
     Returns
     -------
     list of dict
+        In file order; of rollout rows sharing a key ``(env, task_id, policy,
+        sample_index)`` (a failed completion and its retry) only the newest is kept
+        (:func:`vector_gym.summary.latest_rows`).
 
     Raises
     ------
@@ -322,7 +331,9 @@ def load_outcomes(path: str | Path) -> list[dict[str, Any]]:
     for i, r in enumerate(rows):
         if not isinstance(r, Mapping):
             raise CorpusError(f"{p}: outcome {i} is not a JSON object")
-    return rows
+    from vector_gym.summary import latest_rows
+
+    return [dict(r) for r in latest_rows(rows)]
 
 
 def rescore_rows(
@@ -340,8 +351,9 @@ def rescore_rows(
     Returns
     -------
     list of dict
-        One per row: ``task_id``, ``model``, ``name`` (when the row has one) and every
-        field of the report's ``to_dict()``.
+        One per row: ``task_id``, ``model``, ``name`` (when the row has one),
+        ``finish_reason`` and ``error`` (when the row has them: the ``Err.`` and
+        ``Trunc.`` columns) and every field of the report's ``to_dict()``.
 
     Raises
     ------
@@ -386,6 +398,8 @@ def rescore_rows(
             row["name"] = str(r["name"])
         if "finish_reason" in r:  # keeps the Trunc. column (share cut at the token budget)
             row["finish_reason"] = r["finish_reason"]
+        if r.get("error"):  # a provider error of the stored run: the Err. column
+            row["error"] = r["error"]
         row.update(report.to_dict())
         out.append(row)
     return out

@@ -8,17 +8,27 @@ JSON Lines file, flushed and fsynced row by row.
 Resume and crash safety
 -----------------------
 Rows are keyed by ``(env, task_id, policy, sample_index)``. Re-running with the same
-output file skips every key already present, so finished outcomes are never redone
-or duplicated. A run killed mid-write leaves at most one torn last line (no final
-newline, or not valid JSON); :func:`read_rows` drops it and truncates the file back
-to the last complete row before anything is appended. A killed run therefore loses
-at most the row in flight.
+output file skips every key whose newest row is finished, so finished outcomes are
+never redone or duplicated. A key whose newest row *failed* (its completion has
+``finish_reason == "error"``: connection refused, HTTP 429 after every retry, ...;
+:func:`vector_gym.summary.is_error_row`) is attempted again, and the new row is
+appended after the failed one: the file stays append-only, and every reader takes
+the newest row of each key (:func:`read_rows` by default,
+:func:`vector_gym.summary.summarize` always), so a retried outcome replaces its
+failure in every table, and a run that never reached its model shows up in the
+``Err.`` column instead of as silent zeros. Each resume retries a failed row once. A run killed mid-write leaves at most one torn last line (no final newline,
+or not valid JSON); :func:`read_rows` drops it and truncates the file back to the
+last complete row before anything is appended. A killed run therefore loses at most
+the row in flight.
 
 Row fields
 ----------
 ``env`` (Gymnasium id), ``task_id``, ``policy`` (``policy.name``), ``sample_index``
 (0..n-1), ``response`` (raw text), ``prompt_tokens``, ``completion_tokens``,
-``finish_reason``, ``truncated`` (``finish_reason == "length"``), ``elapsed_s``
+``finish_reason``, ``truncated`` (``finish_reason == "length"``), ``max_tokens``
+(the output token budget the policy used for this observation, from its
+``token_budget(observation)`` method; None for policies without one, such as the
+evaluator controls; protocols.md: report the budget with every result), ``elapsed_s``
 (seconds: this row's share of the batch's ``generate`` wall time plus its own
 scoring time), ``reward`` (the env's scalar step reward) and ``report`` (the
 scorer report's ``to_dict()``).
@@ -36,11 +46,12 @@ from typing import Any
 from vector_gym.envs.base import EditEnv
 from vector_gym.errors import ConfigError, CorpusError
 from vector_gym.policies.base import Completion, Policy
+from vector_gym.summary import ROLLOUT_KEY_FIELDS, is_error_row, latest_rows
 
 __all__ = ["ROW_KEY_FIELDS", "env_name", "read_rows", "rollout", "row_key"]
 
 #: Fields that identify one outcome in a rollout file.
-ROW_KEY_FIELDS = ("env", "task_id", "policy", "sample_index")
+ROW_KEY_FIELDS = ROLLOUT_KEY_FIELDS
 
 
 def row_key(row: dict[str, Any]) -> tuple[Any, ...]:
@@ -57,7 +68,7 @@ def env_name(env: Any) -> str:
     return getattr(base, "env_id", "") or type(base).__name__
 
 
-def read_rows(path: str | Path, repair: bool = True) -> list[dict[str, Any]]:
+def read_rows(path: str | Path, repair: bool = True, latest: bool = True) -> list[dict[str, Any]]:
     """Read a rollout file, dropping (and by default truncating away) a torn last line.
 
     Parameters
@@ -66,6 +77,10 @@ def read_rows(path: str | Path, repair: bool = True) -> list[dict[str, Any]]:
         JSON Lines file written by :func:`rollout`; a missing file reads as empty.
     repair : bool
         Truncate the file to its last complete row when the last line is torn.
+    latest : bool
+        Keep only the newest row of each key (a retry row replaces the failed row
+        before it, at that row's position; :func:`vector_gym.summary.latest_rows`).
+        False returns every complete row.
 
     Returns
     -------
@@ -108,7 +123,7 @@ def read_rows(path: str | Path, repair: bool = True) -> list[dict[str, Any]]:
             fh.truncate(good_end)
             fh.flush()
             os.fsync(fh.fileno())
-    return rows
+    return latest_rows(rows) if latest else rows
 
 
 def _chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
@@ -144,7 +159,8 @@ def rollout(
     task_ids : sequence of str, optional
         Restrict to these tasks (default: all, in env order).
     progress : bool
-        Show a tqdm bar on stderr.
+        Show a tqdm bar on stderr (rows done of rows to do, elapsed time, estimated
+        time left and rate), redrawn at least after every ``generate`` call.
 
     Returns
     -------
@@ -177,15 +193,16 @@ def rollout(
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     existing = read_rows(out_path, repair=True)
-    have: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for r in existing:
-        have.setdefault(row_key(r), r)
+    # Newest row per key; a key is finished unless that row failed (module docstring).
+    have: dict[tuple[Any, ...], dict[str, Any]] = {row_key(r): r for r in existing}
+    done = {k for k, r in have.items() if not is_error_row(r)}
 
     def key(task_id: str, i: int) -> tuple[Any, ...]:
         return (name, task_id, pname, i)
 
-    pending = [t for t in tasks if any(key(t.task_id, i) not in have for i in range(n))]
-    todo = sum(1 for t in pending for i in range(n) if key(t.task_id, i) not in have)
+    pending = [t for t in tasks if any(key(t.task_id, i) not in done for i in range(n))]
+    todo = sum(1 for t in pending for i in range(n) if key(t.task_id, i) not in done)
+    budget = getattr(policy, "token_budget", None)
 
     bar = None
     if progress and todo:
@@ -203,6 +220,10 @@ def rollout(
                     # The family picks the benchmark's chat template (policies.templates).
                     obs.setdefault("family", t.family or getattr(base, "default_family", ""))
                     observations.append(obs)
+                max_tokens = {
+                    o["task_id"]: (int(budget(o)) if callable(budget) else None)
+                    for o in observations
+                }
                 t0 = time.perf_counter()
                 completions = policy.generate(observations, n=n)
                 gen_s = time.perf_counter() - t0
@@ -215,15 +236,23 @@ def rollout(
                 for t, comps in zip(batch, completions, strict=True):
                     for i, comp in enumerate(comps):
                         k = key(t.task_id, i)
-                        if k in have:
+                        if k in done:
                             continue
-                        row = _play(env, name, pname, t.task_id, i, comp, share)
+                        row = _play(
+                            env, name, pname, t.task_id, i, comp, share, max_tokens[t.task_id]
+                        )
                         fh.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
                         fh.flush()
                         os.fsync(fh.fileno())
                         have[k] = row
+                        if not is_error_row(row):
+                            done.add(k)
                         if bar is not None:
                             bar.update(1)
+                if bar is not None:
+                    # tqdm redraws at most every 0.1 s of *row* updates; redraw once per batch
+                    # so the count and the time left show after every policy call.
+                    bar.refresh()
     finally:
         if bar is not None:
             bar.close()
@@ -231,7 +260,14 @@ def rollout(
 
 
 def _play(
-    env: Any, name: str, pname: str, task_id: str, index: int, comp: Completion, gen_share: float
+    env: Any,
+    name: str,
+    pname: str,
+    task_id: str,
+    index: int,
+    comp: Completion,
+    gen_share: float,
+    max_tokens: int | None,
 ) -> dict[str, Any]:
     """Play one completion as one episode and build its row."""
     if not isinstance(comp, Completion):
@@ -252,6 +288,7 @@ def _play(
         "completion_tokens": comp.completion_tokens,
         "finish_reason": comp.finish_reason,
         "truncated": comp.truncated,
+        "max_tokens": max_tokens,
         "elapsed_s": round(gen_share + score_s, 6),
         "reward": float(reward),
         "report": info["report"],

@@ -16,6 +16,10 @@ UCR      mean ``unintended_change_rate`` over rows with ``validity_pass`` only;
          None (undefined) when no row is valid
 Valid    mean ``validity_pass``
 full_ci  95% Wilson score interval of Full
+Err.     share of rows without a scorable outcome (:func:`is_error_row`: the
+         completion failed, ``finish_reason == "error"``; a published ``error``
+         object; a provider-error report, status ``ERR``; or no report at all);
+         such rows also count as failures in every other column
 Trunc.   share of rows with ``finish_reason == "length"`` (the output hit its
          token budget); None, and no column, when no row records a
          ``finish_reason`` (protocols.md: report the budget with every result)
@@ -25,6 +29,11 @@ The leaderboard order is spec pass rate descending, then repair progress
 descending, then valid-output UCR ascending (None last), then validity descending,
 then display name ascending by code point (spec-reward.md section 13; Vector-Bench
 section 5.2 and Appendix B).
+
+Retried rows: a resumed rollout appends a new row for an outcome whose completion
+failed (``vector_gym.rollout``), so a run file can hold several rows of one key
+``(env, task_id, policy, sample_index)``. :func:`summarize` counts only the newest
+(last) row of each key (:func:`latest_rows`); rows without the full key are all kept.
 
 References
 ----------
@@ -42,13 +51,19 @@ from typing import Any
 __all__ = [
     "Z95",
     "GroupSummary",
+    "ROLLOUT_KEY_FIELDS",
     "format_table",
+    "is_error_row",
+    "latest_rows",
     "leaderboard",
     "leaderboard_key",
     "outcome_fields",
     "summarize",
     "wilson_interval",
 ]
+
+#: Fields that identify one outcome in a rollout file (``vector_gym.rollout.ROW_KEY_FIELDS``).
+ROLLOUT_KEY_FIELDS = ("env", "task_id", "policy", "sample_index")
 
 #: Two-sided 95% normal quantile used by the reference analysis (spec-reward.md section 13).
 Z95 = 1.959963984540054
@@ -98,6 +113,80 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def latest_rows(
+    rows: Iterable[Mapping[str, Any]], key_fields: Sequence[str] = ROLLOUT_KEY_FIELDS
+) -> list[Mapping[str, Any]]:
+    """Keep the newest row of each key: the last one in input order wins.
+
+    A resumed rollout appends a retry row for an outcome whose completion failed, so
+    the last row of a key is its current state (append-only files stay crash-safe).
+
+    Parameters
+    ----------
+    rows : iterable of mapping
+        Rows in file (append) order.
+    key_fields : sequence of str
+        Fields of the key; a row missing any of them (or holding None) has no key and
+        is always kept.
+
+    Returns
+    -------
+    list of mapping
+        One row per key, at the position of the key's first row (so task order is
+        kept), and every keyless row in place.
+
+    Examples
+    --------
+    >>> rows = [{"task_id": "a", "v": 1}, {"task_id": "b", "v": 2}, {"task_id": "a", "v": 3}]
+    >>> latest_rows(rows, key_fields=("task_id",))
+    [{'task_id': 'a', 'v': 3}, {'task_id': 'b', 'v': 2}]
+    """
+    out: list[Mapping[str, Any]] = []
+    slot: dict[tuple[Any, ...], int] = {}
+    for r in rows:
+        key = tuple(r.get(k) for k in key_fields)
+        if any(v is None for v in key):
+            out.append(r)
+        elif key in slot:
+            out[slot[key]] = r
+        else:
+            slot[key] = len(out)
+            out.append(r)
+    return out
+
+
+def is_error_row(row: Mapping[str, Any]) -> bool:
+    """Whether a row holds no scorable outcome (its completion failed or is missing).
+
+    True when the row has ``finish_reason == "error"`` (the policy's request failed
+    after its retries: connection refused, HTTP 429 forever, ...), a truthy ``error``
+    (a provider error in the published Vector-Bench outcomes, kept by ``rescore``),
+    a report with status ``ERR`` (no produced SVG at all, spec-reward.md section 12),
+    a ``report`` that is not a non-empty mapping, or, for a flat row without a
+    ``report`` key, no ``reward``.
+
+    Examples
+    --------
+    >>> is_error_row({"finish_reason": "error", "report": {"reward": 0.0}})
+    True
+    >>> is_error_row({"finish_reason": "length", "report": {"reward": 0.0}})
+    False
+    >>> is_error_row({"model": "m", "error": {"code": "request_error"}, "status": "ERR"})
+    True
+    """
+    if row.get("error") or row.get("finish_reason") == "error":
+        return True
+    if "report" in row:
+        src = row["report"]
+        if not isinstance(src, Mapping) or not src:
+            return True
+    else:
+        src = row
+        if "reward" not in src:
+            return True
+    return src.get("status") == "ERR"
 
 
 def outcome_fields(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -156,6 +245,8 @@ class GroupSummary:
     trunc : float or None
         Share of rows truncated at the token budget; None when no row records a
         ``finish_reason``.
+    err : float
+        Share of rows without a scorable outcome (:func:`is_error_row`).
     """
 
     label: str
@@ -170,13 +261,15 @@ class GroupSummary:
     valid: float
     full_ci: tuple[float, float]
     trunc: float | None = None
+    err: float = 0.0
 
     def to_dict(self, label_key: str = "policy") -> dict[str, Any]:
         """Return the JSON form: percentages, ``ucr`` None when undefined, ``full_ci`` [low, high] in percent.
 
         Keys: ``label_key`` (default ``policy``), ``n``, ``full``, ``near``,
-        ``repair``, ``progress``, ``clean``, ``ucr``, ``valid``, ``full_ci``, and
-        ``trunc`` (percent) when the rows record finish reasons.
+        ``repair``, ``progress``, ``clean``, ``ucr``, ``valid``, ``full_ci``, ``err``
+        (percent of rows without a scorable outcome), and ``trunc`` (percent) when
+        the rows record finish reasons.
         """
         out = {
             label_key: self.label,
@@ -189,6 +282,7 @@ class GroupSummary:
             "ucr": None if self.ucr is None else 100.0 * self.ucr,
             "valid": 100.0 * self.valid,
             "full_ci": [100.0 * self.full_ci[0], 100.0 * self.full_ci[1]],
+            "err": 100.0 * self.err,
         }
         if self.trunc is not None:
             out["trunc"] = 100.0 * self.trunc
@@ -215,6 +309,7 @@ def _summarize_group(label: str, name: str, rows: Sequence[Mapping[str, Any]]) -
         valid=sum(f["validity_pass"] for f in fields) / n,
         full_ci=wilson_interval(passes, n),
         trunc=sum(r["finish_reason"] == "length" for r in recorded) / n if recorded else None,
+        err=sum(is_error_row(r) for r in rows) / n,
     )
 
 
@@ -226,7 +321,8 @@ def summarize(
     Parameters
     ----------
     rows : iterable of mapping
-        Rollout rows, re-scored rows or published outcome rows.
+        Rollout rows, re-scored rows or published outcome rows. Of several rows with
+        the same rollout key only the last counts (:func:`latest_rows`).
     by : str
         Grouping field (``"policy"`` for rollouts, ``"model"`` for outcome files).
     order : {"given", "leaderboard"}
@@ -247,7 +343,7 @@ def summarize(
         raise ValueError(f"order: expected 'given' or 'leaderboard', got {order!r}")
     groups: dict[str, list[Mapping[str, Any]]] = {}
     names: dict[str, str] = {}
-    for r in rows:
+    for r in latest_rows(rows):
         if by not in r:
             raise KeyError(f"row has no {by!r} field (keys: {sorted(r)})")
         label = str(r[by])
@@ -275,12 +371,13 @@ def leaderboard(summaries: Iterable[GroupSummary]) -> list[GroupSummary]:
     return sorted(summaries, key=leaderboard_key)
 
 
-_COLUMNS = ("Full", "Near", "Repair", "Progress", "Clean", "UCR", "Valid", "Full 95% CI")
+_COLUMNS = ("Full", "Near", "Repair", "Progress", "Clean", "UCR", "Valid", "Full 95% CI", "Err.")
 
 
 def format_table(summaries: Sequence[GroupSummary], label_header: str = "Policy") -> str:
     """Render summaries as a plain-text table (percentages, one decimal; UCR "-" when undefined).
 
+    ``Err.`` is the share of rows without a scorable outcome (:func:`is_error_row`).
     A ``Trunc.`` column (share of rows cut at the token budget) is added when any
     summary has one; "-" for the others.
 
@@ -288,8 +385,8 @@ def format_table(summaries: Sequence[GroupSummary], label_header: str = "Policy"
     --------
     >>> s = GroupSummary("identity", "identity", 20, 0, 0, 0, 0, 1, 0.0, 1, (0.0, 0.161))
     >>> print(format_table([s]))  # doctest: +NORMALIZE_WHITESPACE
-    Policy     N  Full  Near  Repair  Progress  Clean  UCR  Valid  Full 95% CI
-    identity  20   0.0   0.0     0.0       0.0  100.0  0.0  100.0  [0.0, 16.1]
+    Policy     N  Full  Near  Repair  Progress  Clean  UCR  Valid  Full 95% CI  Err.
+    identity  20   0.0   0.0     0.0       0.0  100.0  0.0  100.0  [0.0, 16.1]   0.0
     """
 
     def pct(x: float | None) -> str:
@@ -309,6 +406,7 @@ def format_table(summaries: Sequence[GroupSummary], label_header: str = "Policy"
             pct(s.ucr),
             pct(s.valid),
             f"[{100 * s.full_ci[0]:.1f}, {100 * s.full_ci[1]:.1f}]",
+            pct(s.err),
         ]
         + ([pct(s.trunc)] if with_trunc else [])
         for s in summaries

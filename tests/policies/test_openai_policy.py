@@ -184,6 +184,19 @@ def test_retries_concurrency_usage(server_factory, monkeypatch):
     assert 2 <= srv.max_in_flight <= 3
 
 
+def test_default_budget_is_sent_per_request(server_factory):
+    """Without max_tokens every request carries its observation's protocol budget, never none."""
+    srv = server_factory()
+    policy = OpenAICompatiblePolicy("m", srv.base_url, sleep=lambda s: None)
+    long = {"instruction": "ok long", "svg": "x" * 30_000, "family": "vector-bench"}
+    rows = policy.generate([_obs("ok v2"), long])
+    by_user = {b["messages"][-1]["content"]: b["max_tokens"] for b in srv.bodies}
+    assert sorted(by_user.values()) == [8192, 17_048]  # V2: 8,192; 30,000 // 2 + 2,048
+    assert policy.token_budget(long) == 17_048 and policy.token_budget(_obs("x")) == 8192
+    assert all(r[0].finish_reason == "stop" for r in rows)
+    assert OpenAICompatiblePolicy("m", srv.base_url, max_tokens=64).token_budget(long) == 64
+
+
 def test_exhausted_retries_and_bad_request_become_error_completions(server_factory):
     srv = server_factory()
     policy = OpenAICompatiblePolicy(

@@ -98,3 +98,25 @@ def test_errors_name_what_was_expected():
         ChatTemplate(name="bad", user="{source}")
     with pytest.raises(ConfigError, match="invalid format string"):
         ChatTemplate(name="bad", user="{instruction")
+
+
+# ------------------------------------------------------------------ output token budget
+def test_default_budget_follows_the_public_runner_rule():
+    """protocols.md, Vector-Bench: max(8192, len(source)/2 + 2048), capped by a user ceiling."""
+    from vector_gym.policies.templates import default_max_tokens
+    from vector_gym.tasks.vector_bench import load_vector_bench
+
+    # The bundled sources are 5,389-6,952 characters: 6,952 // 2 + 2,048 = 5,524 < 8,192.
+    tasks = load_vector_bench()
+    assert max(len(t.source_svg) for t in tasks) == 6952
+    assert {default_max_tokens(task_observation(t)) for t in tasks} == {8192}
+    assert default_max_tokens({"svg": "x" * 12_288}) == 8192  # 6,144 + 2,048: the crossover
+    assert default_max_tokens({"svg": "x" * 12_290}) == 8193
+    assert default_max_tokens({"svg": "x" * 30_001, "family": "repairgen"}) == 17_048
+    assert default_max_tokens({"svg": "x" * 30_001}, ceiling=16_000) == 16_000
+    assert default_max_tokens({"svg": "x" * 30_001}, ceiling=20_000) == 17_048
+    assert default_max_tokens({}) == 8192  # no source: the floor
+    # SVGEditBench V2 ran open models at max_tokens 8,192 (protocols.md)
+    assert default_max_tokens({"svg": "x" * 30_001, "family": "svgeditbench-v2"}) == 8192
+    with pytest.raises(ConfigError, match="ceiling"):
+        default_max_tokens({"svg": ""}, ceiling=0)

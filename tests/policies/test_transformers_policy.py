@@ -43,6 +43,28 @@ def test_batched_left_padded_generation_matches_one_by_one(tiny_lm_dir, observat
             assert c.completion_tokens == 6 and c.finish_reason == "length" and c.truncated
 
 
+def test_budget_per_observation_in_one_batch(tiny_lm_dir, observations):
+    """Each answer is cut at its own budget; the default budget is the protocol's."""
+
+    class PerTask(TransformersPolicy):
+        def token_budget(self, observation):
+            return {"sv_001": 2, "sv_002": 5, "sv_003": 3}[observation["task_id"]]
+
+    mixed = PerTask(tiny_lm_dir, batch_size=3).generate(observations)
+    assert [row[0].completion_tokens for row in mixed] == [2, 5, 3]
+    assert all(row[0].finish_reason == "length" for row in mixed)
+    # the same as generating each alone with that budget (greedy)
+    alone = [
+        TransformersPolicy(tiny_lm_dir, max_new_tokens=k).generate([o])[0][0].text
+        for k, o in zip((2, 5, 3), observations, strict=True)
+    ]
+    assert [row[0].text for row in mixed] == alone
+    default = TransformersPolicy(tiny_lm_dir)
+    assert default.max_new_tokens is None
+    assert [default.token_budget(o) for o in observations] == [8192] * 3  # protocols.md
+    assert TransformersPolicy(tiny_lm_dir, max_new_tokens=7).token_budget(observations[0]) == 7
+
+
 def test_prompt_tokens_count_the_rendered_chat(tiny_lm_dir, observations):
     policy = TransformersPolicy(tiny_lm_dir, max_new_tokens=1)
     (row,) = policy.generate(observations[:1])
@@ -104,6 +126,7 @@ def test_load_failures_and_server_options_are_config_errors(tmp_path):
 def test_cli_eval_end_to_end_with_hf_policy(tiny_lm_dir, tmp_path, capsys):
     """`vector-gym eval --policy hf:PATH` generates, scores and reports truncation."""
     import json
+    import re
 
     from vector_gym.cli import main
 
@@ -119,14 +142,19 @@ def test_cli_eval_end_to_end_with_hf_policy(tiny_lm_dir, tmp_path, capsys):
         "--out",
         str(out),
     ]
-    assert main([*argv, "--no-progress", "--json"]) == 0
+    assert main([*argv, "--json"]) == 0
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["task_id"] for r in rows] == ["sv_001", "sv_002"]
     for r in rows:
         assert (r["completion_tokens"], r["finish_reason"], r["truncated"]) == (4, "length", True)
+        assert r["max_tokens"] == 4  # the budget is recorded with every row
         assert r["prompt_tokens"] > 1000  # the whole source SVG is in the prompt
         assert r["reward"] == 0.0 and r["report"]["failure_reasons"]  # 4 random tokens are no SVG
-    (summary,) = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    (summary,) = json.loads(captured.out)
+    # the progress bar on stderr: description, rows done of 2, elapsed<time left
+    assert f"hf:{tiny_lm_dir} on vector_gym/VectorBench-v0" in captured.err
+    assert re.search(r"\b2/2 \[\d\d:\d\d<\d\d:\d\d", captured.err)
     assert (summary["policy"], summary["n"], summary["full"], summary["trunc"]) == (
         f"hf:{tiny_lm_dir}",
         2,

@@ -119,6 +119,18 @@ def test_defaults_always_set_max_tokens_and_leave_sampling_to_vllm():
     assert policy.generate([]) == []
 
 
+def test_default_budget_is_per_observation():
+    """Without max_tokens each request carries its task's protocol budget (protocols.md)."""
+    llm = _FakeLLM()
+    policy = VLLMPolicy("m", llm=llm, sampling_params_cls=_Params)
+    long = {**_obs(1), "svg": "<svg>" + " " * 19_995 + "</svg>"}  # 20,006 characters
+    policy.generate([_obs(0), long])
+    assert [p.max_tokens for p in llm.calls[0].params] == [8192, 20_006 // 2 + 2048]
+    assert (policy.token_budget(_obs(0)), policy.token_budget(long)) == (8192, 12_051)
+    fixed = VLLMPolicy("m", llm=llm, sampling_params_cls=_Params, max_tokens=100)
+    assert fixed.token_budget(long) == 100
+
+
 class _FakeLLMWithGenerationConfig(_FakeLLM):
     """A model whose generation_config.json sets temperature 0.6, top_p 0.95, top_k 20."""
 

@@ -41,6 +41,35 @@ def test_fifty_megabyte_response():
     assert r.reward == 0.0 and "too_large" in r.detail
 
 
+@pytest.mark.parametrize("parity", [False, True])
+def test_response_over_the_length_cap_is_not_extracted(parity, monkeypatch):
+    # Review F1: 48 MB of backticks took ~2 s in parity mode because the reference extraction
+    # scanned it before any size check. A response over MAX_RESPONSE_CHARS (4 MiB) now scores
+    # "too_large" without extraction; one at the cap is extracted and scored as usual.
+    import vector_gym.rewards.spec as spec
+
+    assert spec.MAX_RESPONSE_CHARS == 4 * 1024 * 1024
+    padded = TARGET + " " * (spec.MAX_RESPONSE_CHARS - len(TARGET))
+    assert score_response(TASK, padded, parity).reward == 1.0  # at the cap: the target passes
+
+    def boom(*args, **kwargs):
+        raise AssertionError("extract_svg must not run on an oversized response")
+
+    monkeypatch.setattr(spec, "extract_svg", boom)
+    for huge in (padded + " ", "`" * (48 << 20)):
+        r = score_response(TASK, huge, parity)
+        assert r.reward == 0.0 and r.detail == ("too_large",) and r.status == "INVALID"
+        assert r.failure_reasons == (
+            "invalid_svg",
+            "requested_repairs_incomplete",
+            "unintended_document_changes",
+        )
+        assert not r.produced_parse_ok and not r.exact and r.unintended_change_rate == 1.0
+        # the same verdict as an SVG over the produced-SVG parse limit
+        oversized_svg = f"<svg {NS}>" + " " * (1 << 18) + "</svg>"
+        assert r.to_dict() == score(TASK, oversized_svg, parity).to_dict()
+
+
 def test_ten_thousand_nested_groups():
     deep = f"<svg {NS}>" + "<g>" * 10_000 + "</g>" * 10_000 + "</svg>"
     r = score(TASK, deep)

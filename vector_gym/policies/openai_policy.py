@@ -51,7 +51,7 @@ from typing import Any
 
 from vector_gym.errors import ConfigError
 from vector_gym.policies.base import Completion
-from vector_gym.policies.templates import ChatTemplate, build_messages
+from vector_gym.policies.templates import ChatTemplate, build_messages, default_max_tokens
 
 __all__ = ["OpenAICompatiblePolicy", "RequestStats", "make_openai_policy"]
 
@@ -135,7 +135,10 @@ class OpenAICompatiblePolicy:
     api_key_env : str
         Environment variable read for the key, default ``"OPENAI_API_KEY"``.
     max_tokens : int, optional
-        ``max_tokens`` per completion; None leaves the server's default.
+        ``max_tokens`` sent with every request. None (default): each request
+        carries the protocol's budget of its observation,
+        :func:`~vector_gym.policies.templates.default_max_tokens` (Vector-Bench:
+        ``max(8192, len(source) // 2 + 2048)``), never the server's default.
     temperature, top_p : float, optional
         Sampling settings; None leaves the server's defaults (the Vector-Bench
         protocol sets no temperature).
@@ -250,6 +253,12 @@ class OpenAICompatiblePolicy:
 
     # -- public API -------------------------------------------------------------------------
 
+    def token_budget(self, observation: Mapping[str, Any]) -> int:
+        """Output token budget for ``observation``: ``max_tokens``, else the protocol's."""
+        if self.max_tokens is not None:
+            return self.max_tokens
+        return default_max_tokens(observation)
+
     def generate(
         self, observations: Sequence[Mapping[str, Any]], n: int = 1
     ) -> list[list[Completion]]:
@@ -278,6 +287,7 @@ class OpenAICompatiblePolicy:
         if n < 1:
             raise ConfigError(f"n: expected >= 1, got {n}")
         conversations = build_messages(observations, self.template, self.templates)
+        budgets = [self.token_budget(o) for o in observations]
         with self._lock:
             offset = self._seed_offset
             self._seed_offset += len(conversations) * n
@@ -292,7 +302,7 @@ class OpenAICompatiblePolicy:
         def run(job: tuple[int, int, int]) -> None:
             i, j0, count = job
             seed = None if self.seed is None else self.seed + offset + i * n + j0
-            results = self._complete(conversations[i], count, seed)
+            results = self._complete(conversations[i], count, seed, budgets[i])
             for k, completion in enumerate(results):
                 out[i][j0 + k] = completion
 
@@ -306,7 +316,7 @@ class OpenAICompatiblePolicy:
     # -- one logical request ---------------------------------------------------------------
 
     def _complete(
-        self, messages: list[dict[str, str]], count: int, seed: int | None
+        self, messages: list[dict[str, str]], count: int, seed: int | None, max_tokens: int
     ) -> list[Completion]:
         """Return ``count`` completions for one conversation, asking again for missing choices."""
         got: list[Completion] = []
@@ -315,7 +325,7 @@ class OpenAICompatiblePolicy:
             attempts_left -= 1
             want = count - len(got)
             try:
-                body = self._post_with_retries(self._body(messages, want, seed))
+                body = self._post_with_retries(self._body(messages, want, seed, max_tokens))
             except _PermanentError as exc:
                 log.warning("request failed without retry: %s", exc)
                 return got + self._errors(count - len(got))
@@ -333,12 +343,14 @@ class OpenAICompatiblePolicy:
                 self.stats.failed += k
         return [Completion(text="", finish_reason="error") for _ in range(k)]
 
-    def _body(self, messages: list[dict[str, str]], n: int, seed: int | None) -> dict[str, Any]:
+    def _body(
+        self, messages: list[dict[str, str]], n: int, seed: int | None, max_tokens: int
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         if n != 1:
             body["n"] = n
         for key, value in (
-            ("max_tokens", self.max_tokens),
+            ("max_tokens", max_tokens),
             ("temperature", self.temperature),
             ("top_p", self.top_p),
             ("seed", seed),

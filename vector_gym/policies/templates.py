@@ -21,6 +21,9 @@ three built-in templates follow each benchmark's published prompting protocol
 An observation is a mapping with ``"instruction"`` and ``"svg"`` (the source
 SVG) and an optional ``"family"`` (the task family, e.g. ``"vector-bench"``)
 that selects the template; :func:`task_observation` builds one from a task.
+
+The output token budget of each protocol is here too (:func:`default_max_tokens`):
+the model policies use it whenever no explicit ``max_tokens`` is given.
 """
 
 from __future__ import annotations
@@ -42,6 +45,10 @@ __all__ = [
     "select_template",
     "build_messages",
     "task_observation",
+    "BUDGET_FLOOR_TOKENS",
+    "BUDGET_BASE_TOKENS",
+    "FIXED_BUDGETS",
+    "default_max_tokens",
 ]
 
 Message = dict[str, str]
@@ -269,3 +276,68 @@ def task_observation(task: Any) -> dict[str, str]:
         "task_id": task.task_id,
         "family": task.family or DEFAULT_FAMILY,
     }
+
+
+# -- output token budget ---------------------------------------------------------------------
+
+BUDGET_FLOOR_TOKENS = 8192
+"""Smallest adaptive budget, tokens (docs/protocols.md, Vector-Bench: the public runner's rule)."""
+
+BUDGET_BASE_TOKENS = 2048
+"""Tokens added to half the source length (docs/protocols.md, Vector-Bench)."""
+
+FIXED_BUDGETS: Mapping[str, int] = {"svgeditbench-v2": 8192}
+"""Family -> fixed budget, tokens, for protocols with one: SVGEditBench V2 ran open models
+with vLLM at ``max_tokens`` 8,192 (docs/protocols.md). Other families use the adaptive rule."""
+
+
+def default_max_tokens(observation: Mapping[str, Any], ceiling: int | None = None) -> int:
+    """Return the protocol's output token budget for one observation.
+
+    Vector-Bench's public runner gives each task ``max(8192, len(source) / 2 + 2048)``
+    tokens, capped by a user ceiling (docs/protocols.md, "Vector-Bench": the published
+    run used input-adaptive ceilings of 4,096 to 7,002 tokens and 37.8% of its outcomes
+    hit the length limit, so the budget is reported with every result). We apply that
+    rule, with ``len(source) // 2`` (characters, rounded down), to every family without
+    a fixed budget in :data:`FIXED_BUDGETS` (RepairGen and SVGEditBench v1 included);
+    SVGEditBench V2 gets its paper's 8,192.
+
+    Parameters
+    ----------
+    observation : mapping
+        Its ``"svg"`` (the source SVG; missing or None counts as empty) and
+        ``"family"`` (default :data:`DEFAULT_FAMILY`).
+    ceiling : int, optional
+        The user ceiling (>= 1): the budget is at most this.
+
+    Returns
+    -------
+    int
+        Tokens, >= 1.
+
+    Raises
+    ------
+    ConfigError
+        ``ceiling`` < 1.
+
+    Examples
+    --------
+    >>> default_max_tokens({"svg": "<svg/>"})
+    8192
+    >>> default_max_tokens({"svg": "x" * 20_000})  # 20,000 // 2 + 2,048
+    12048
+    >>> default_max_tokens({"svg": "x" * 20_000}, ceiling=10_000)
+    10000
+    >>> default_max_tokens({"svg": "x" * 20_000, "family": "svgeditbench-v2"})
+    8192
+    """
+    if ceiling is not None and int(ceiling) < 1:
+        raise ConfigError(f"ceiling: expected >= 1 or None, got {ceiling}")
+    family = observation.get("family") or DEFAULT_FAMILY
+    if family in FIXED_BUDGETS:
+        budget = FIXED_BUDGETS[family]
+    else:
+        svg = observation.get("svg")
+        size = len(svg) if isinstance(svg, str) else 0
+        budget = max(BUDGET_FLOOR_TOKENS, size // 2 + BUDGET_BASE_TOKENS)
+    return budget if ceiling is None else min(budget, int(ceiling))

@@ -14,7 +14,7 @@ from typing import Any
 
 from vector_gym.errors import ConfigError
 from vector_gym.policies.base import Completion
-from vector_gym.policies.templates import ChatTemplate, build_messages
+from vector_gym.policies.templates import ChatTemplate, build_messages, default_max_tokens
 
 __all__ = ["TransformersPolicy", "make_transformers_policy"]
 
@@ -29,9 +29,12 @@ class TransformersPolicy:
         ``AutoModelForCausalLM.from_pretrained``, or a loaded model.
     tokenizer : str or PreTrainedTokenizerBase, optional
         Defaults to ``model`` when that is a path. Must have a chat template.
-    max_new_tokens : int
-        Token budget per completion (>= 1). A completion that reaches it
-        without an end-of-sequence token is recorded as ``finish_reason
+    max_new_tokens : int, optional
+        Token budget per completion (>= 1). None (default): the protocol's
+        budget of each observation,
+        :func:`~vector_gym.policies.templates.default_max_tokens` (Vector-Bench:
+        ``max(8192, len(source) // 2 + 2048)``). A completion that reaches its
+        budget without an end-of-sequence token is recorded as ``finish_reason
         "length"`` (truncated).
     temperature : float
         0 means greedy decoding (the ``n`` completions are then identical
@@ -64,7 +67,7 @@ class TransformersPolicy:
         model: Any,
         tokenizer: Any = None,
         *,
-        max_new_tokens: int = 1024,
+        max_new_tokens: int | None = None,
         temperature: float = 0.0,
         top_p: float = 1.0,
         batch_size: int = 4,
@@ -75,8 +78,8 @@ class TransformersPolicy:
         name: str | None = None,
         model_kwargs: Mapping[str, Any] | None = None,
     ) -> None:
-        if int(max_new_tokens) < 1:
-            raise ConfigError(f"max_new_tokens: expected >= 1, got {max_new_tokens}")
+        if max_new_tokens is not None and int(max_new_tokens) < 1:
+            raise ConfigError(f"max_new_tokens: expected >= 1 or None, got {max_new_tokens}")
         if temperature < 0:
             raise ConfigError(f"temperature: expected >= 0, got {temperature}")
         if not 0 < top_p <= 1:
@@ -107,7 +110,7 @@ class TransformersPolicy:
             tokenizer.pad_token = tokenizer.eos_token
         self.model = model.to(device).eval()
         self.tokenizer = tokenizer
-        self.max_new_tokens = int(max_new_tokens)
+        self.max_new_tokens = None if max_new_tokens is None else int(max_new_tokens)
         self.temperature = float(temperature)
         self.top_p = float(top_p)
         self.batch_size = int(batch_size)
@@ -123,6 +126,12 @@ class TransformersPolicy:
         self._eos_ids = set(eos if isinstance(eos, list) else [eos]) - {None}
         if not self._eos_ids:
             raise ConfigError("no eos_token_id on the model's generation config or the tokenizer")
+
+    def token_budget(self, observation: Mapping[str, Any]) -> int:
+        """Output token budget for ``observation``: ``max_new_tokens``, else the protocol's."""
+        if self.max_new_tokens is not None:
+            return self.max_new_tokens
+        return default_max_tokens(observation)
 
     def generate(
         self, observations: Sequence[Mapping[str, Any]], n: int = 1
@@ -142,7 +151,8 @@ class TransformersPolicy:
             Shape (B, n), input order. ``prompt_tokens`` counts the rendered
             chat prompt; ``completion_tokens`` counts generated tokens up to
             and including the first end-of-sequence token; ``finish_reason`` is
-            ``"stop"`` (end-of-sequence) or ``"length"`` (budget reached).
+            ``"stop"`` (end-of-sequence) or ``"length"`` (the observation's
+            :meth:`token_budget` reached).
         """
         if n < 1:
             raise ConfigError(f"n: expected >= 1, got {n}")
@@ -150,14 +160,18 @@ class TransformersPolicy:
         self._calls += 1
         torch.manual_seed(self.seed + self._calls - 1)
         conversations = build_messages(observations, self.template, self.templates)
+        budgets = [self.token_budget(o) for o in observations]
         out: list[list[Completion]] = []
         for start in range(0, len(conversations), self.batch_size):
-            out.extend(self._generate_batch(conversations[start : start + self.batch_size], n))
+            stop = start + self.batch_size
+            out.extend(self._generate_batch(conversations[start:stop], budgets[start:stop], n))
         return out
 
     def _generate_batch(
-        self, conversations: list[list[dict[str, str]]], n: int
+        self, conversations: list[list[dict[str, str]]], budgets: list[int], n: int
     ) -> list[list[Completion]]:
+        """Generate up to the batch's largest budget; each answer is cut at its own budget
+        (decoding is per sequence, so that equals generating with that budget alone)."""
         torch = self._torch
         texts = [
             self.tokenizer.apply_chat_template(c, add_generation_prompt=True, tokenize=False)
@@ -170,7 +184,7 @@ class TransformersPolicy:
         # Greedy decoding is deterministic: decode once, repeat the answer n times.
         per_prompt = n if sampling else 1
         gen_kwargs: dict[str, Any] = {
-            "max_new_tokens": self.max_new_tokens,
+            "max_new_tokens": max(budgets),
             "num_return_sequences": per_prompt,
             "do_sample": sampling,
             "pad_token_id": self.tokenizer.pad_token_id,
@@ -184,12 +198,14 @@ class TransformersPolicy:
         result: list[list[Completion]] = []
         for i, prompt_len in enumerate(prompt_lengths):
             row: list[Completion] = []
+            budget = budgets[i]
             group = new_tokens[i * per_prompt : (i + 1) * per_prompt]
             for ids in group if sampling else group * n:
+                ids = ids[:budget]
                 stop_at = next((j for j, t in enumerate(ids) if t in self._eos_ids), None)
                 if stop_at is None:
                     kept = ids
-                    reason = "length" if len(ids) >= self.max_new_tokens else "stop"
+                    reason = "length" if len(ids) >= budget else "stop"
                 else:
                     kept = ids[: stop_at + 1]
                     reason = "stop"

@@ -25,7 +25,7 @@ from typing import Any
 
 from vector_gym.errors import ConfigError
 from vector_gym.policies.base import Completion
-from vector_gym.policies.templates import ChatTemplate, build_messages
+from vector_gym.policies.templates import ChatTemplate, build_messages, default_max_tokens
 
 __all__ = ["VLLMPolicy", "make_vllm_policy"]
 
@@ -37,10 +37,13 @@ class VLLMPolicy:
     ----------
     model : str
         Hub id or local path, passed to ``vllm.LLM(model=...)``.
-    max_tokens : int
-        Token budget per completion. Always sent: vLLM's own default is 16
-        tokens, far too short for an SVG. A completion that reaches it has
-        ``finish_reason "length"`` (truncated).
+    max_tokens : int, optional
+        Token budget per completion (>= 1). None (default): the protocol's
+        budget of each observation,
+        :func:`~vector_gym.policies.templates.default_max_tokens` (Vector-Bench:
+        ``max(8192, len(source) // 2 + 2048)``; SVGEditBench V2: 8,192). Always
+        sent: vLLM's own default is 16 tokens, far too short for an SVG. A
+        completion that reaches it has ``finish_reason "length"`` (truncated).
     temperature, top_p : float, optional
         Sampling settings; None keeps the model's defaults. Those are read
         once from ``LLM.get_default_sampling_params()`` (the model's
@@ -84,7 +87,7 @@ class VLLMPolicy:
         self,
         model: str,
         *,
-        max_tokens: int = 8192,
+        max_tokens: int | None = None,
         temperature: float | None = None,
         top_p: float | None = None,
         seed: int = 0,
@@ -97,8 +100,8 @@ class VLLMPolicy:
         name: str | None = None,
         **engine_kwargs: Any,
     ) -> None:
-        if int(max_tokens) < 1:
-            raise ConfigError(f"max_tokens: expected >= 1, got {max_tokens}")
+        if max_tokens is not None and int(max_tokens) < 1:
+            raise ConfigError(f"max_tokens: expected >= 1 or None, got {max_tokens}")
         if temperature is not None and temperature < 0:
             raise ConfigError(f"temperature: expected >= 0 or None, got {temperature}")
         if top_p is not None and not 0 < top_p <= 1:
@@ -120,7 +123,7 @@ class VLLMPolicy:
                 llm = vllm.LLM(model=model, **engine_kwargs)
         self.llm = llm
         self.model = model
-        self.max_tokens = int(max_tokens)
+        self.max_tokens = None if max_tokens is None else int(max_tokens)
         self.temperature = temperature
         self.top_p = top_p
         self.seed = int(seed)
@@ -133,12 +136,25 @@ class VLLMPolicy:
         self.model_defaults = _model_defaults(llm)
         self._seed_offset = 0
 
-    def sampling_params(self, n: int, seed: int) -> Any:
-        """Build the ``SamplingParams`` of one request (``max_tokens`` always set)."""
+    def token_budget(self, observation: Mapping[str, Any]) -> int:
+        """Output token budget for ``observation``: ``max_tokens``, else the protocol's."""
+        if self.max_tokens is not None:
+            return self.max_tokens
+        return default_max_tokens(observation)
+
+    def sampling_params(self, n: int, seed: int, max_tokens: int | None = None) -> Any:
+        """Build the ``SamplingParams`` of one request (``max_tokens`` always set).
+
+        ``max_tokens`` None means ``self.max_tokens``, else the protocol floor of 8,192
+        (:data:`~vector_gym.policies.templates.BUDGET_FLOOR_TOKENS`); :meth:`generate`
+        passes each observation's :meth:`token_budget`.
+        """
+        if max_tokens is None:
+            max_tokens = self.token_budget({})
         kwargs: dict[str, Any] = {
             **self.model_defaults,
             "n": n,
-            "max_tokens": self.max_tokens,
+            "max_tokens": int(max_tokens),
             "seed": seed,
         }
         if self.temperature is not None:
@@ -175,7 +191,8 @@ class VLLMPolicy:
         base = self._seed_offset
         self._seed_offset += len(conversations) * n
         params = [
-            self.sampling_params(n, self.seed + base + i * n) for i in range(len(conversations))
+            self.sampling_params(n, self.seed + base + i * n, self.token_budget(o))
+            for i, o in enumerate(observations)
         ]
         kwargs: dict[str, Any] = {"sampling_params": params, "use_tqdm": self.use_tqdm}
         if self.chat_template is not None:

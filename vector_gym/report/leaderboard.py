@@ -4,9 +4,10 @@ Every number comes from :func:`vector_gym.summary.summarize` (the function behin
 eval``'s table) through ``GroupSummary.to_dict()``, so the page shows exactly the eval table's
 values (percentages). Columns that a later summary adds (e.g. a truncation rate) appear
 automatically; for runs without specification verdicts (raster-scored SVGEditBench outcomes)
-the specification-only columns (Near, Repair, Progress, Clean, UCR, Valid) are left out. The one
-column computed here is the error rate (rows whose response produced no
-scorable outcome: a provider error, or a row without a report), when the summary has none.
+the specification-only columns (Near, Repair, Progress, Clean, UCR, Valid) are left out. The
+error rate ``err`` (rows whose response produced no scorable outcome: a failed completion, a
+provider error, or a row without a report) is the summary's too
+(:func:`vector_gym.summary.is_error_row`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vector_gym.report.runs import Run
+from vector_gym.summary import is_error_row
 
 __all__ = ["Column", "BoardRow", "Leaderboard", "leaderboard", "is_error_row"]
 
@@ -90,16 +92,6 @@ def _has_spec_verdicts(row: dict[str, Any]) -> bool:
     return "validity_pass" in src or "repair_progress" in src
 
 
-def is_error_row(row: dict[str, Any]) -> bool:
-    """Whether an outcome row holds no scorable response (provider error or missing report)."""
-    return (
-        bool(row.get("error"))
-        or row.get("finish_reason") == "error"
-        or not isinstance(row.get("report"), dict)
-        or not row.get("report")
-    )
-
-
 def _pct(v: Any) -> str:
     return "-" if v is None else f"{float(v):.1f}"
 
@@ -120,12 +112,8 @@ def leaderboard(runs: Sequence[Run]) -> Leaderboard:
     from vector_gym.summary import summarize
 
     summaries = []
-    errors: dict[str, float] = {}
     for run in runs:
-        groups = summarize(({**r, "policy": run.name} for r in run.rows), by="policy")
-        summaries += groups
-        if run.rows:
-            errors[run.name] = 100.0 * sum(is_error_row(r) for r in run.rows) / len(run.rows)
+        summaries += summarize(({**r, "policy": run.name} for r in run.rows), by="policy")
     ordered = order_summaries(summaries)
     dicts = [s.to_dict("policy") for s in ordered]
     keys = [k for k in _ORDER if any(k in d for d in dicts)]
@@ -135,15 +123,10 @@ def leaderboard(runs: Sequence[Run]) -> Leaderboard:
         # raster-scored corpora (SVGEditBench): the specification columns are all 0 by
         # construction; show N, Full and its interval and the other columns only
         keys = [k for k in keys if k not in _SPEC_ONLY]
-    add_err = "err" not in keys
-    if add_err:
-        keys.append("err")
     columns = tuple(Column(k, *_KNOWN.get(k, (k, k))) for k in keys)
     rows = []
     for d in dicts:
         name = str(d["policy"])
-        if add_err:
-            d = {**d, "err": errors.get(name, 0.0)}
         values: dict[str, float | None] = {}
         text: dict[str, str] = {}
         for k in keys:

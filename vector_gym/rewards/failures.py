@@ -8,6 +8,17 @@ code in ``SpecReport.detail``. Tests assert on these names, never on message tex
 
 from __future__ import annotations
 
+from vector_gym.svg.parse import (
+    EMPTY,
+    ENTITY_DECLARATION,
+    INVALID_UTF8,
+    NOT_TEXT,
+    NOT_WELL_FORMED,
+    TOO_DEEP,
+    TOO_LARGE,
+    TOO_MANY_ELEMENTS,
+)
+
 __all__ = [
     "INVALID_SVG",
     "REQUESTED_REPAIRS_INCOMPLETE",
@@ -56,23 +67,10 @@ PROVIDER_ERROR = "provider_error"
 NO_SVG_FOUND = "no_svg_found"
 """The default extraction rule found no ``<svg`` in the response (spec §2, our rule)."""
 
-# -- detail codes: parse failures (spec §3; the reasons of ``vector_gym.svg.parse``) ---------
-NOT_TEXT = "not_text"
-"""The output is neither ``str`` nor ``bytes``."""
-INVALID_UTF8 = "invalid_utf8"
-"""Bytes that are not UTF-8, or a string with lone surrogates."""
-TOO_LARGE = "too_large"
-"""The output exceeds the parse size limit (checked before parsing)."""
-EMPTY = "empty"
-"""Empty or whitespace-only output."""
-ENTITY_DECLARATION = "entity_declaration"
-"""The output declares an entity (XXE / expansion-bomb guard; never expanded)."""
-NOT_WELL_FORMED = "not_well_formed"
-"""Any XML well-formedness error (spec §3)."""
-TOO_DEEP = "too_deep"
-"""Element nesting deeper than the parse limit."""
-TOO_MANY_ELEMENTS = "too_many_elements"
-"""More elements than the parse limit."""
+# -- detail codes: parse failures (spec §3) ---------------------------------------------------
+# NOT_TEXT, INVALID_UTF8, TOO_LARGE, EMPTY, ENTITY_DECLARATION, NOT_WELL_FORMED, TOO_DEEP and
+# TOO_MANY_ELEMENTS: the ``SVGParseError.reason`` codes of :func:`vector_gym.svg.parse.parse_svg`,
+# imported above and re-exported under the same public names (one definition, documented there).
 
 # -- detail codes: validity rules (spec §10) ---------------------------------------------------
 NOT_SVG_ROOT = "not_svg_root"

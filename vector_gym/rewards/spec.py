@@ -91,6 +91,7 @@ __all__ = [
     "score_many",
     "NEAR_PASS_PROGRESS",
     "PRODUCED_LIMITS",
+    "MAX_RESPONSE_CHARS",
 ]
 
 NEAR_PASS_PROGRESS = 0.80
@@ -102,6 +103,14 @@ env's default action length (131,072 characters) and 15x the longest published V
 (16,830 characters). Scoring cost grows with the size: at the generic 4 MB parse limit one path
 of 1,000,000 segments took ~1.7 s and ~620 MB, 100,000 elliptical arcs ~9 s (review R1); at
 256 KiB every such document scores in well under 2 s and 200 MB. Targets use the default limits."""
+
+MAX_RESPONSE_CHARS = 1 << 22
+"""Longest model response :meth:`SpecScorer.score_response` extracts from: 4 MiB (4,194,304
+characters), 16x the produced-SVG limit of :data:`PRODUCED_LIMITS` and 249x the longest published
+Vector-Bench output (16,830 characters). A longer response scores 0 with detail ``too_large``
+before any extraction, in both modes: the reference extraction rule scans the whole response
+(a 48 MB response of backticks took ~2 s in parity mode, review F1), so this bound keeps every
+response's scoring time bounded. Parity is unaffected: no published response comes near it."""
 
 # Reports of recently scored outputs, shared by every scorer (GRPO scores the same completion
 # for several reward functions): one LRU bounded in entries and in total characters, so a long
@@ -257,10 +266,14 @@ class SpecScorer:
         """Extract the SVG from a model response (spec §2), then :meth:`score` it.
 
         With the default rule, a response holding no complete ``<svg>`` root scores 0 with
-        ``failure_reasons == ("invalid_svg",)`` and detail ``no_svg_found``.
+        ``failure_reasons == ("invalid_svg",)`` and detail ``no_svg_found``. A response longer
+        than :data:`MAX_RESPONSE_CHARS` characters is not extracted from: it scores 0 with all
+        three failure reasons and detail ``too_large`` (as an SVG over the parse limit does).
         """
         if response is None:
             return self._error_report()
+        if isinstance(response, str | bytes | bytearray) and len(response) > MAX_RESPONSE_CHARS:
+            return self._score_tree(None, None, [F.TOO_LARGE])
         if not isinstance(response, str):
             return self.score(response)
         svg = extract_svg(response, rule="reference" if self.parity else "default")

@@ -4,11 +4,13 @@ Command line::
 
     pip install "vector-gym[vllm]"          # CUDA machine; see pyproject's [vllm] extra
     python examples/vllm_rollout.py --model Qwen/Qwen3-8B --out runs/vllm-qwen3-8b.jsonl \\
-        --max-tokens 8192 --tensor-parallel-size 1 -n 1
+        --tensor-parallel-size 1 -n 1
 
 All tasks go to vLLM in one ``LLM.chat`` call (``--batch-size`` observations per call,
 default the whole corpus), with the Vector-Bench chat template, one seeded
-``SamplingParams`` per task and ``max_tokens`` always set (vLLM's default is 16). The
+``SamplingParams`` per task and ``max_tokens`` always set (vLLM's default is 16): without
+``--max-tokens`` each task gets the Vector-Bench runner's input-adaptive budget,
+``max(8192, len(source)/2 + 2048)``, recorded in every row. The
 rollout file is resumable; the eval table (with the Trunc. column: the share of
 completions cut at ``--max-tokens``) and the throughput are printed at the end:
 generated tokens per second of generation time and rollout rows per second overall.
@@ -47,7 +49,9 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model", required=True)
     p.add_argument("--out", default="runs/vllm.jsonl")
-    p.add_argument("--max-tokens", type=int, default=8192)
+    p.add_argument(
+        "--max-tokens", type=int, default=None, help="fixed budget (default: input-adaptive)"
+    )
     p.add_argument(
         "--temperature", type=float, default=None, help="default: the model's generation config"
     )

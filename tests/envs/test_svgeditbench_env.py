@@ -66,8 +66,8 @@ def test_v2_broken_outputs_named(v2_env):
 @pytest.mark.parametrize(
     ("response", "reason", "detail"),
     [
-        ('<svg xmlns="http://www.w3.org/2000/svg"><image href="file:///etc/passwd"/></svg>',
-         "parsing_error", "external_reference"),
+        ('<svg xmlns="http://www.w3.org/2000/svg"><use href="#u" id="u"/></svg>',
+         "parsing_error", "use_cycle"),
         ('<svg xmlns="http://www.w3.org/2000/svg"><rect fill="url(/etc/passwd)"/></svg>',
          "parsing_error", "external_reference"),
         ("```svg\n<svg/>\n```\n```svg\n<svg/>\n```", "extraction_error", "multiple_svg_blocks"),
@@ -88,6 +88,20 @@ def test_v2_hyperlink_in_output_still_renders(v2_env):
     linked = target.replace("</svg>", '<a href="https://example.com"><g/></a></svg>')
     _, r, _, _, info = v2_env.step(linked)
     assert r == 1.0 and info["report"]["mse"] == 0.0 and info["report"]["failure_reasons"] == []
+
+
+def test_v2_external_image_in_output_draws_nothing_and_the_rest_renders(v2_env):
+    # Review of issue 3: an external <image> (https:, file:, a path) failed the whole output as
+    # external_reference, a V2 "parsing error"; the papers' CairoSVG draws the rest offline.
+    # It now draws nothing (never fetched or opened) and the rest is scored as usual.
+    v2_env.reset(options={"task_id": "v2-0000"})
+    target = v2_env.task.target_svg
+    for ref in ("https://example.com/hat.png", "file:///etc/passwd", "../x.png"):
+        out = target.replace("</svg>", f'<image href="{ref}" width="36" height="36"/></svg>')
+        _, r, _, _, info = v2_env.step(out)
+        assert r == 1.0 and info["report"]["mse"] == 0.0, ref
+        assert info["report"]["failure_reasons"] == [] and not info["report"]["parsing_error"]
+        v2_env.reset(options={"task_id": "v2-0000"})
 
 
 def test_v2_prompt_wording():

@@ -43,9 +43,20 @@ HOSTILE = {
     "invalid_utf8": (b'<svg xmlns="http://www.w3.org/2000/svg">\xff\xfe</svg>', R.INVALID_UTF8),
     "lone_surrogate": (svg("<desc>\ud800</desc>"), R.INVALID_UTF8),
     "50_mb": (svg(" " * 50_000_000), R.TOO_LARGE),
-    "image_local_file": (
-        svg('<image href="file:///etc/passwd" width="2" height="2"/>'),
+    # (an external <image>/<use> no longer fails: it draws nothing, see the FIFO test below)
+    "paint_local_file": (
+        svg('<rect width="2" height="2" fill="url(file:///etc/passwd#g)"/>'),
         R.EXTERNAL_REFERENCE,
+    ),
+    "gradient_template_local_file": (
+        svg(
+            '<linearGradient id="g" href="/etc/passwd"/><rect width="2" height="2" fill="url(#g)"/>'
+        ),
+        R.EXTERNAL_REFERENCE,
+    ),
+    "attributes_20000": (
+        svg("<rect " + " ".join(f'data-a{i}="{i}"' for i in range(20_000)) + "/>"),
+        R.TOO_MANY_ATTRIBUTES,
     ),
     "css_import": (
         svg("<style>@import url(http://example.com/a.css);</style>"),
@@ -124,17 +135,23 @@ def test_close_leaves_no_process_or_segment():
 
 
 def test_worker_runs_in_an_empty_directory_with_a_memory_limit(tmp_path):
-    # An <image> naming a relative file must not find it: the worker's cwd is empty and the
-    # pre-check refuses non-#id, non-data: references anyway.
+    # A relative reference must not find the caller's file: the worker's cwd is empty, an
+    # external <image> is replaced by an empty group before any backend (it draws nothing) and
+    # the pre-check refuses other non-#id, non-data: references.
     (tmp_path / "x.png").write_bytes(b"not a png")
-    doc = svg('<image href="x.png" width="2" height="2"/>')
+    (tmp_path / "x.svg").write_text(
+        svg('<linearGradient id="g"><stop stop-color="red"/></linearGradient>')
+    )
+    image = svg('<image href="x.png" width="2" height="2"/>')
+    paint = svg('<rect width="2" height="2" fill="url(x.svg#g)"/>')
     old = os.getcwd()
     os.chdir(tmp_path)
     try:
-        batch = render_many([doc], (4, 4), processes=1)
+        batch = render_many([image, paint], (4, 4), processes=1)
     finally:
         os.chdir(old)
-    assert batch.errors == (R.EXTERNAL_REFERENCE,)
+    assert batch.errors == (None, R.EXTERNAL_REFERENCE)
+    assert (batch.images[0] == 255).all()
 
 
 def test_limits_are_configurable(pool):
@@ -269,3 +286,59 @@ def test_an_interrupted_batch_replaces_busy_workers_and_the_pool_keeps_serving(m
     for pid in after:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+@pytest.mark.parametrize("backend", ["skia", "resvg", "cairosvg"])
+def test_external_images_draw_nothing_and_are_never_opened(pool, tmp_path, backend):
+    # Review of issue 3: <image href="https://..."> failed the whole output as external_reference
+    # (a V2 "parsing error"), where the papers' CairoSVG draws the rest. External <image>,
+    # <feImage> and <use> now draw nothing, and the reference never reaches any backend: each
+    # names a FIFO, whose open() would block until the watchdog killed the worker (timeout).
+    fifo = tmp_path / "fifo.png"
+    os.mkfifo(fifo)
+    refs = [
+        f"file://{fifo}",
+        str(fifo),
+        "https://example.com/a.png",
+        "data:image/svg+xml;utf8,<svg/>",
+    ]
+    body = "".join(
+        f'<image href="{r}" x="1" width="1" height="2"/><image xlink:href="{r}" width="2" height="2"/>'
+        for r in refs
+    )
+    body += (
+        f'<use href="{fifo}#a"/><use xlink:href="file://{fifo}#a" x="1"/>'
+        f'<filter id="f"><feImage href="{fifo}" result="img"/><feMerge><feMergeNode in="SourceGraphic"/>'
+        '<feMergeNode in="img"/></feMerge></filter>'
+        '<rect width="1" height="2" fill="red" filter="url(#f)"/>'
+    )
+    doc = svg(body.replace("<svg/>", "&lt;svg/&gt;"))
+    images, ok, errors = pool.render([doc, GOOD], (16, 16), backend=backend, timeout_s=5.0)
+    assert errors == (None, None)
+    assert _red_left(images[1])
+    # the rest is drawn: the red left half, nothing of the stripped images (white elsewhere)
+    assert (images[0][:, 10:] == 255).all()
+    assert (images[0][2:14, 1:6] == [255, 0, 0]).all()
+    assert stat_is_fifo(fifo)  # still there, never replaced
+
+
+def stat_is_fifo(path) -> bool:
+    import stat
+
+    return stat.S_ISFIFO(os.stat(path).st_mode)
+
+
+def test_external_references_that_change_drawing_still_fail(pool):
+    # A url() paint to a file would fall back to another colour: the document still fails.
+    docs = [svg('<rect width="1" height="2" fill="url(https://example.com/p.svg#g) red"/>'), GOOD]
+    _, _, errors = pool.render(docs, (8, 8))
+    assert errors == (R.EXTERNAL_REFERENCE, None)
+
+
+def test_attribute_count_is_bounded_and_configurable(pool):
+    many = " ".join(f'data-a{i}="{i}"' for i in range(300))
+    doc = svg(f'<rect width="1" height="2" fill="red" {many}/>')
+    _, _, errors = pool.render([doc], (8, 8))
+    assert errors == (R.TOO_MANY_ATTRIBUTES,)  # 303 attributes > the default 256
+    images, _, errors = pool.render([doc], (8, 8), limits=RenderLimits(max_attributes=400))
+    assert errors == (None,) and _red_left(images[0])

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from vector_gym.rewards.chamfer import (
+    ChamferLimits,
     chamfer_distance,
     chamfer_or_none,
     shape_distance_matrix,
@@ -120,3 +121,43 @@ def test_chamfer_original_row_full_set():
     kept = [v for v in vals if v is not None]
     assert len(kept) == 1632
     assert abs(np.mean(kept) - 2584.0) / 2584.0 <= 0.05
+    # our measured value (upstream script rules), unchanged by the hostile-input bounds
+    assert np.mean(kept) == pytest.approx(2516.739475760308, rel=1e-9)
+
+
+def test_hostile_documents_are_bounded_with_named_reasons():
+    # Review of issue 3: Chamfer runs in the parent with no watchdog; a 4 MB document of
+    # 5,000 paths x 50 arcs took 3.1 s, and a 250k-segment path was named too_many_shapes.
+    target = f'<svg {NS}><rect width="4" height="4"/><circle cx="2" cy="2" r="1"/></svg>'
+    arcs = "a1 1 0 0 1 1 1" * 50
+    huge = f'<svg {NS}>' + "".join(f'<path d="M{i % 36} 0{arcs}"/>' for i in range(5000)) + "</svg>"
+    assert len(huge) > 1_000_000
+    assert chamfer_or_none(huge, target) == (None, "too_large")
+    one_path = f'<svg {NS}><path d="M0 0' + "h1" * 250_000 + '"/></svg>'
+    assert chamfer_or_none(one_path, target) == (None, "too_many_segments")
+    # the segment budget is shared by all shapes: 201 paths of 50 arcs = 10,050 > 10,000
+    spread = f'<svg {NS}>' + f'<path d="M0 0{arcs}"/>' * 201 + "</svg>"
+    assert chamfer_or_none(spread, target) == (None, "too_many_segments")
+    fits = f'<svg {NS}>' + f'<path d="M0 0{arcs}"/>' * 200 + "</svg>"  # exactly 10,000
+    assert chamfer_or_none(fits, target)[1] is None
+    # shapes, and the pair work of both documents together
+    rects = f'<svg {NS}>' + '<rect width="3" height="4"/>' * 1001 + "</svg>"
+    assert chamfer_or_none(rects, target) == (None, "too_many_shapes")
+    pairs = f'<svg {NS}>' + '<rect width="3" height="4"/>' * 101 + "</svg>"
+    assert chamfer_or_none(pairs, pairs) == (None, "too_many_shapes")  # 10,201 pairs
+    assert chamfer_or_none(pairs, target) == (chamfer_distance(pairs, target), None)
+
+
+def test_chamfer_limits_are_configurable():
+    s = f'<svg {NS}><rect width="4" height="4"/><rect x="1" width="4" height="4"/></svg>'
+    t = f'<svg {NS}><rect width="4" height="4"/></svg>'
+    assert chamfer_or_none(s, t)[0] == pytest.approx(chamfer_distance(s, t))
+    assert chamfer_or_none(s, t, limits=ChamferLimits(max_shapes=1)) == (None, "too_many_shapes")
+    assert chamfer_or_none(s, t, limits=ChamferLimits(max_segments=7)) == (None, "too_many_segments")
+    assert chamfer_or_none(s, t, limits=ChamferLimits(max_shape_pairs=1)) == (None, "too_many_shapes")
+    assert chamfer_or_none(s, t, limits=ChamferLimits(max_bytes=50)) == (None, "too_large")
+    with pytest.raises(ValueError):
+        ChamferLimits(max_shapes=0)
+    with pytest.raises(UnscorableGeometry) as exc:
+        parse_path_svgpathtools("M0 0h1h1h1", max_segments=2)
+    assert exc.value.reason == "too_many_segments"

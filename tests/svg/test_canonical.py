@@ -214,11 +214,11 @@ def test_canonical_form_golden():
 
 
 def test_to_node_reads_many_attributes_like_items():
-    # Elements above _MANY_ATTRIBUTES are read through XPath ``@*`` (lxml's items() is quadratic
+    # Elements above MANY_ATTRIBUTES are read through XPath ``@*`` (lxml's items() is quadratic
     # in the attribute count); the result must be the same mapping, namespaced names included.
-    from vector_gym.svg.canonical import _MANY_ATTRIBUTES
+    from vector_gym.svg.parse import MANY_ATTRIBUTES
 
-    attrs = " ".join(f'a{i}="{i} &amp; &#65;"' for i in range(_MANY_ATTRIBUTES + 5))
+    attrs = " ".join(f'a{i}="{i} &amp; &#65;"' for i in range(MANY_ATTRIBUTES + 5))
     text = (
         '<svg xmlns="http://www.w3.org/2000/svg" xmlns:x="urn:x" '
         f'x:k="v" xml:space="preserve" {attrs}><g {attrs} id="g"><rect id="r" x="1"/></g></svg>'

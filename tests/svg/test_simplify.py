@@ -6,7 +6,7 @@ import pytest
 from lxml import etree
 
 from vector_gym.errors import SVGParseError
-from vector_gym.svg.parse import parse_svg
+from vector_gym.svg.parse import MANY_ATTRIBUTES, parse_svg
 from vector_gym.svg.simplify import (
     external_references,
     fit_root,
@@ -14,6 +14,7 @@ from vector_gym.svg.simplify import (
     path_numbers_over,
     sanitize_path_data,
     simplify,
+    strip_external_resources,
     use_expansion_count,
 )
 
@@ -352,3 +353,89 @@ def test_unparseable_text_raises_parse_error():
     with pytest.raises(SVGParseError) as exc:
         simplify("<svg")
     assert exc.value.reason == "not_well_formed"
+
+
+def test_many_attributes_are_read_and_written_whole():
+    # Review of issue 3: attributes were read with lxml's items() (quadratic in their number;
+    # 20,000 on one element took seconds). They go through read_attributes now, and an element
+    # with many kept attributes gets only its changes written. The result must not change.
+    n = 5 * MANY_ATTRIBUTES
+    data = " ".join(f'data-a{i}="{i}"' for i in range(n))
+    hostile = " ".join(f'onclick{i}="x()"' for i in range(n))
+    r = simp(
+        f'<rect id="r" width="10" height="10" fill="#f008" xmlns:e="urn:e" e:k="v" {data} {hostile}/>',
+        f'viewBox="0 0 100 100" opacity="0.5" {data}',
+    )
+    assert r.attrib == {"viewBox": "0 0 100 100"}  # the rest moved onto a wrapping <g>
+    g = r[0]
+    assert g.tag == S + "g" and g.get("opacity") == "0.5" and len(g.attrib) == n + 1
+    assert [g.get(f"data-a{i}") for i in (0, n - 1)] == ["0", str(n - 1)]
+    rect = by_id(r, "r")
+    expected = {
+        "id": "r",
+        "width": "10",
+        "height": "10",
+        "fill": "#ff0000",
+        "fill-opacity": "0.533333",
+        "stroke": "none",
+    }
+    expected.update({f"data-a{i}": str(i) for i in range(n)})
+    assert dict(rect.attrib) == expected  # on* handlers and the foreign e:k dropped
+
+
+def test_external_images_uses_and_feimages_are_replaced_by_what_they_draw_offline():
+    # Review of issue 3: an external <image> failed the whole document (a V2 "parsing error");
+    # it draws nothing when the resource cannot be fetched (CairoSVG offline), so it is
+    # replaced, never fetched; local (#id, raster data:) references are kept.
+    r = parse_svg(
+        doc(
+            '<image id="a" href="https://example.com/a.png" width="9"/>'
+            '<image xlink:href="/etc/passwd"/>'
+            '<image href="data:image/svg+xml,&lt;svg/&gt;"/>'
+            '<image xml:base="file:///etc/" href="#k"/>'
+            '<image id="k" href="data:image/png;base64,AA=="/>'
+            '<use href="other.svg#x"/><use href="#k"/>'
+            '<filter><feImage id="f" href="file:///x.png" x="1" y="2" width="3" height="4"'
+            ' result="img" preserveAspectRatio="none"/><feImage href="#k"/></filter>'
+            '<a href="https://example.com"><rect/></a>'
+        )
+    )
+    stripped = strip_external_resources(r)
+    assert stripped == [
+        "https://example.com/a.png",
+        "/etc/passwd",
+        "data:image/svg+xml,<svg/>",
+        "file:///etc/",
+        "other.svg#x",
+        "file:///x.png",
+    ]
+    kids = [(etree.QName(e).localname, dict(e.attrib)) for e in r]
+    assert kids[:7] == [
+        ("g", {"id": "a"}),
+        ("g", {}),
+        ("g", {}),
+        ("g", {}),
+        ("image", {"id": "k", "href": "data:image/png;base64,AA=="}),
+        ("g", {}),
+        ("use", {"href": "#k"}),
+    ]
+    fe = [(etree.QName(e).localname, dict(e.attrib)) for e in r[7]]
+    assert fe == [
+        (
+            "feFlood",
+            {
+                "id": "f",
+                "x": "1",
+                "y": "2",
+                "width": "3",
+                "height": "4",
+                "result": "img",
+                "flood-opacity": "0",
+            },
+        ),
+        ("feImage", {"href": "#k"}),
+    ]
+    assert external_references(r) == []  # the hyperlink of <a> is not a reference
+    assert strip_external_resources(r) == []  # idempotent
+    out = simplify(doc('<image href="file:///etc/passwd"/><rect width="5" height="5"/>'))
+    assert out.endswith('<g/><rect width="5" height="5" fill="#000000" stroke="none"/></svg>')

@@ -33,6 +33,7 @@ __all__ = [
     "USE_CYCLE",
     "USE_EXPANSION",
     "TOO_MANY_PATH_SEGMENTS",
+    "TOO_MANY_ATTRIBUTES",
     "TIMEOUT",
     "OUT_OF_MEMORY",
     "WORKER_CRASHED",
@@ -43,13 +44,17 @@ __all__ = [
 NOT_SVG = "not_svg"
 """The root element is not an SVG ``<svg>`` element (any namespace prefix is accepted)."""
 EXTERNAL_REFERENCE = "external_reference"
-"""An ``href``, ``url()`` or CSS ``@import`` names something other than ``#id`` or a ``data:`` URI."""
+"""An ``href``, ``url()``, ``xml:base`` or CSS ``@import`` names something other than ``#id`` or a
+``data:`` URI (an external ``<image>``, ``<feImage>`` or ``<use>`` does not fail: it draws nothing,
+see :mod:`vector_gym.render.precheck`)."""
 USE_CYCLE = "use_cycle"
 """A ``<use>`` refers to itself or to an ancestor, directly or through other ``<use>`` elements."""
 USE_EXPANSION = "use_expansion"
 """Expanding every ``<use>`` would create more elements than ``RenderLimits.max_use_expansion``."""
 TOO_MANY_PATH_SEGMENTS = "too_many_path_segments"
 """The path data and point lists hold more numbers than ``RenderLimits.max_path_numbers``."""
+TOO_MANY_ATTRIBUTES = "too_many_attributes"
+"""An element has more attributes than ``RenderLimits.max_attributes``."""
 TIMEOUT = "timeout"
 """The worker took longer than the per-document watchdog allows; it was killed and respawned."""
 OUT_OF_MEMORY = "out_of_memory"
@@ -73,6 +78,7 @@ REASONS: tuple[str, ...] = (
     USE_CYCLE,
     USE_EXPANSION,
     TOO_MANY_PATH_SEGMENTS,
+    TOO_MANY_ATTRIBUTES,
     TIMEOUT,
     OUT_OF_MEMORY,
     WORKER_CRASHED,

@@ -17,30 +17,91 @@ Units are each file's user units (no viewBox normalisation), so pairs across emo
 (36-unit Twemoji, 128-unit Noto, 32-unit Fluent) dominate the average.
 
 Nearest neighbours come from one :class:`scipy.spatial.cKDTree` per shape, queried with
-all points of the other document at once, so the work is ``O((n_A + n_B) * 100 log 100)``
-tree queries in C and no Python loop over points.
+all points of the other document at once, so the work is ``2 * S_A * S_B * 100`` tree
+queries of ``log 100`` each, in C, and no Python loop over points.
+
+Bounds. The distance runs in the calling process (no watchdog), on policy output, so each
+document is bounded before and while it is read (:data:`CHAMFER_LIMITS`): its UTF-8 size
+(``too_large``), its shapes and the shape pairs of the two documents (``too_many_shapes``)
+and its path segments summed over all shapes (``too_many_segments``, which bounds the
+parsing, sampling and length work). The bounds sit far above the bundled corpus, whose
+largest document has 64,951 bytes, 72 shapes and 635 segments (measured over the 2,797
+distinct V2, v1 and Vector-Bench documents; at most 4,356 shape pairs over the V2 triplets),
+so no corpus value depends on them. A hostile 4 MB document of 5,000 paths x 50 arcs took
+2.6 s here before; it is now ``too_large`` at once, and the slowest accepted pair (at the
+segment and pair bounds) takes about 0.4 s.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from vector_gym.errors import SVGParseError
-from vector_gym.svg.parse import parse_svg
+from vector_gym.svg.parse import TOO_LARGE, ParseLimits, parse_svg
 from vector_gym.svg.shapes import (
+    TOO_MANY_SEGMENTS,
+    TOO_MANY_SHAPES,
     UnscorableGeometry,
     document_shapes,
     parse_path_svgpathtools,
     sample_path,
 )
 
-__all__ = ["CHAMFER_SAMPLES", "shape_point_sets", "shape_distance_matrix", "chamfer_distance", "chamfer_or_none"]
+__all__ = [
+    "CHAMFER_SAMPLES",
+    "CHAMFER_LIMITS",
+    "ChamferLimits",
+    "shape_point_sets",
+    "shape_distance_matrix",
+    "chamfer_distance",
+    "chamfer_or_none",
+]
 
 #: Samples per shape in the V2 evaluation (``chamfer_distance(..., 100)`` upstream).
 CHAMFER_SAMPLES = 100
 
 
-def shape_point_sets(svg: str, n: int = CHAMFER_SAMPLES, max_shapes: int = 5000) -> np.ndarray:
+@dataclass(frozen=True, slots=True)
+class ChamferLimits:
+    """Bounds on one document read for the Chamfer distance (hostile policy output).
+
+    Attributes
+    ----------
+    max_bytes : int
+        Largest UTF-8 size, in bytes; more is ``too_large`` (corpus maximum: 64,951).
+    max_shapes : int
+        Most shapes; more is ``too_many_shapes`` (corpus maximum: 72). The pair work grows
+        with the product of both documents' shape counts.
+    max_segments : int
+        Most path segments over all shapes together; more is ``too_many_segments`` (corpus
+        maximum: 635 in one document).
+    max_shape_pairs : int
+        Most shape pairs ``S_A * S_B`` of the two documents compared, the size of the pair
+        work; more is ``too_many_shapes`` (corpus maximum over the V2 source/target pairs:
+        4,356; 72,000 pairs took 1.8 s here).
+    """
+
+    max_bytes: int = 1_000_000
+    max_shapes: int = 1_000
+    max_segments: int = 10_000
+    max_shape_pairs: int = 10_000
+
+    def __post_init__(self) -> None:
+        for name in self.__slots__:
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"ChamferLimits.{name}: expected a positive int, got {value!r}")
+
+
+#: The default bounds (module docstring, "Bounds").
+CHAMFER_LIMITS = ChamferLimits()
+
+
+def shape_point_sets(
+    svg: str, n: int = CHAMFER_SAMPLES, limits: ChamferLimits = CHAMFER_LIMITS
+) -> np.ndarray:
     """Return the sampled, transformed shapes of one SVG document.
 
     Parameters
@@ -49,8 +110,8 @@ def shape_point_sets(svg: str, n: int = CHAMFER_SAMPLES, max_shapes: int = 5000)
         SVG text.
     n : int
         Samples per shape.
-    max_shapes : int
-        Bound on shapes (hostile input).
+    limits : ChamferLimits
+        Bounds on size, shapes and segments (hostile input).
 
     Returns
     -------
@@ -61,18 +122,31 @@ def shape_point_sets(svg: str, n: int = CHAMFER_SAMPLES, max_shapes: int = 5000)
     ------
     UnscorableGeometry
         The document is excluded from the Chamfer average (reason in
-        :data:`vector_gym.svg.shapes.REASONS`; an unparseable document raises ``not_svg``).
+        :data:`vector_gym.svg.shapes.REASONS`; an unparseable document raises ``not_svg``, one
+        over ``limits`` ``too_large``, ``too_many_shapes`` or ``too_many_segments``).
     """
     try:
-        root = parse_svg(svg)
+        root = parse_svg(svg, ParseLimits(max_bytes=limits.max_bytes))
     except SVGParseError as exc:
+        if exc.reason == TOO_LARGE:
+            raise UnscorableGeometry(TOO_LARGE, f"more than {limits.max_bytes} bytes") from None
         raise UnscorableGeometry("not_svg", f"not parseable ({exc.reason})") from None
-    shapes = document_shapes(root, max_shapes=max_shapes)
+    shapes = document_shapes(root, max_shapes=limits.max_shapes)
     if not shapes:
         raise UnscorableGeometry("no_shapes", "document without shapes")
     out = np.empty((len(shapes), n, 2), dtype=np.float64)
+    budget = limits.max_segments  # shared by all shapes of the document
     for k, (_tag, d, m) in enumerate(shapes):
-        pts = sample_path(parse_path_svgpathtools(d), n)
+        try:
+            segments = parse_path_svgpathtools(d, max_segments=budget)
+        except UnscorableGeometry as exc:
+            if exc.reason == TOO_MANY_SEGMENTS:
+                raise UnscorableGeometry(
+                    TOO_MANY_SEGMENTS, f"more than {limits.max_segments} path segments in all"
+                ) from None
+            raise
+        budget -= len(segments)
+        pts = sample_path(segments, n)
         out[k] = pts @ m[:2, :2].T + m[:2, 2]
     if not np.isfinite(out).all():
         raise UnscorableGeometry("degenerate_path", "non-finite coordinates")
@@ -115,7 +189,9 @@ def shape_distance_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a_to_b + b_to_a
 
 
-def chamfer_distance(svg_a: str, svg_b: str, n: int = CHAMFER_SAMPLES) -> float:
+def chamfer_distance(
+    svg_a: str, svg_b: str, n: int = CHAMFER_SAMPLES, limits: ChamferLimits = CHAMFER_LIMITS
+) -> float:
     """Two-step Chamfer distance between two SVG documents (SVGEditBench V2).
 
     Parameters
@@ -124,6 +200,8 @@ def chamfer_distance(svg_a: str, svg_b: str, n: int = CHAMFER_SAMPLES) -> float:
         Output and reference SVG (the distance is symmetric).
     n : int
         Samples per shape (100 in the paper).
+    limits : ChamferLimits
+        Bounds on each document (module docstring, "Bounds").
 
     Returns
     -------
@@ -145,22 +223,33 @@ def chamfer_distance(svg_a: str, svg_b: str, n: int = CHAMFER_SAMPLES) -> float:
     >>> round(chamfer_distance(s, t), 6)
     1.838336
     """
-    a = shape_point_sets(svg_a, n)
-    b = shape_point_sets(svg_b, n)
+    a = shape_point_sets(svg_a, n, limits)
+    b = shape_point_sets(svg_b, n, limits)
+    if a.shape[0] * b.shape[0] > limits.max_shape_pairs:
+        raise UnscorableGeometry(
+            TOO_MANY_SHAPES,
+            f"{a.shape[0]} x {b.shape[0]} shape pairs, expected at most {limits.max_shape_pairs}",
+        )
     d = shape_distance_matrix(a, b)
     return float(d.min(axis=1).mean() + d.min(axis=0).mean())
 
 
-def chamfer_or_none(svg_a: str | None, svg_b: str | None, n: int = CHAMFER_SAMPLES) -> tuple[float | None, str | None]:
+def chamfer_or_none(
+    svg_a: str | None,
+    svg_b: str | None,
+    n: int = CHAMFER_SAMPLES,
+    limits: ChamferLimits = CHAMFER_LIMITS,
+) -> tuple[float | None, str | None]:
     """Return ``(distance, None)`` or ``(None, reason)`` when either document is excluded.
 
-    Never raises for document content (policy output).
+    Never raises for document content (policy output); the reason is ``no_svg`` or one of
+    :data:`vector_gym.svg.shapes.REASONS`, and the work is bounded by ``limits``.
     """
     if svg_a is None or svg_b is None:
         return None, "no_svg"
     try:
         with np.errstate(all="ignore"):
-            value = chamfer_distance(svg_a, svg_b, n)
+            value = chamfer_distance(svg_a, svg_b, n, limits)
     except UnscorableGeometry as exc:
         return None, exc.reason
     except (ValueError, ArithmeticError, IndexError, MemoryError, RecursionError):

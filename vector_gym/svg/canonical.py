@@ -55,7 +55,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from vector_gym.svg.color import COLOR_ATTRIBUTES, normalise_color
-from vector_gym.svg.parse import fold_ws, local_name
+from vector_gym.svg.parse import fold_ws, local_name, read_attributes
 
 __all__ = [
     "INVALID_MARKER",
@@ -172,10 +172,6 @@ class Node:
         return f"Node({self.tag!r}, {self.attrib!r}, {len(self.children)} children)"
 
 
-_MANY_ATTRIBUTES = 32
-"""Elements with more attributes are read linearly by :func:`to_node` (lxml's ``items()`` is quadratic)."""
-
-
 def to_node(element: Any, parent: Node | None = None) -> Node:
     """Convert an lxml (or ElementTree) element and its subtree to :class:`Node`.
 
@@ -192,20 +188,7 @@ def to_node(element: Any, parent: Node | None = None) -> Node:
         ``text``/``tail`` are ``""`` when absent; only element children are kept. Iterative, so
         nesting depth is bounded by memory, not by the recursion limit.
     """
-    # lxml reads each attribute value by a name search through the element's attribute list, so
-    # ``items()`` is quadratic in the attribute count (200,000 attributes: minutes). Elements with
-    # many attributes (found by one XPath pass in C) are read through ``@*`` instead, linearly.
-    xpath = getattr(element, "xpath", None)
-    heavy = (
-        set(xpath(f"descendant-or-self::*[count(@*) > {_MANY_ATTRIBUTES}]"))
-        if xpath is not None
-        else ()
-    )
-
-    def attrs(el: Any) -> dict[str, str]:
-        if heavy and el in heavy:
-            return {v.attrname: str(v) for v in el.xpath("@*")}
-        return dict(el.items())
+    attrs = read_attributes  # linear in the attribute count (lxml's items() is quadratic)
 
     top = Node(element.tag, attrs(element), element.text or "", element.tail or "", None, parent)
     stack = [(element, top)]

@@ -71,11 +71,26 @@ DEGENERATE_PATH = "degenerate_path"
 NO_SHAPES = "no_shapes"
 """The document holds no shape at all (the distance divides by the shape count)."""
 TOO_MANY_SHAPES = "too_many_shapes"
-"""More shapes or segments than the configured bound (hostile input)."""
+"""More shapes than the configured bound (hostile input)."""
+TOO_MANY_SEGMENTS = "too_many_segments"
+"""More path segments than the configured bound, in one path or in the whole document."""
+TOO_LARGE = "too_large"
+"""The document is larger than the configured bound, in UTF-8 bytes (checked before parsing)."""
 NOT_SVG = "not_svg"
-"""The root element is not ``svg``."""
+"""The root element is not ``svg`` (or the document does not parse)."""
 
-REASONS = (UNKNOWN_ELEMENT, BAD_TRANSFORM, BAD_ATTRIBUTE, BAD_PATH, DEGENERATE_PATH, NO_SHAPES, TOO_MANY_SHAPES, NOT_SVG)
+REASONS = (
+    UNKNOWN_ELEMENT,
+    BAD_TRANSFORM,
+    BAD_ATTRIBUTE,
+    BAD_PATH,
+    DEGENERATE_PATH,
+    NO_SHAPES,
+    TOO_MANY_SHAPES,
+    TOO_MANY_SEGMENTS,
+    TOO_LARGE,
+    NOT_SVG,
+)
 
 
 class UnscorableGeometry(ValueError):
@@ -290,7 +305,7 @@ def parse_path_svgpathtools(d: str, max_segments: int = 100_000) -> PathSegments
     d : str
         Path data.
     max_segments : int
-        Bound on the number of segments (hostile input); more raises ``too_many_shapes``.
+        Bound on the number of segments (hostile input); more raises ``too_many_segments``.
 
     Returns
     -------
@@ -300,7 +315,8 @@ def parse_path_svgpathtools(d: str, max_segments: int = 100_000) -> PathSegments
     ------
     UnscorableGeometry
         ``bad_path`` where svgpathtools raises (a number missing, numbers before any
-        command), ``degenerate_path`` for an arc whose ends coincide.
+        command), ``degenerate_path`` for an arc whose ends coincide, ``too_many_segments``
+        past ``max_segments``.
 
     Examples
     --------
@@ -331,7 +347,7 @@ def parse_path_svgpathtools(d: str, max_segments: int = 100_000) -> PathSegments
 
     def add(kind: int, c: tuple, a: tuple = (0.0, 0.0)) -> None:
         if len(kinds) >= max_segments:
-            raise UnscorableGeometry(TOO_MANY_SHAPES, f"more than {max_segments} path segments")
+            raise UnscorableGeometry(TOO_MANY_SEGMENTS, f"more than {max_segments} path segments")
         kinds.append(kind)
         ctrl.append(c + (0j,) * (4 - len(c)))
         arcs.append(a)

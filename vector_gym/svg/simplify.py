@@ -26,7 +26,12 @@ Resolved (the output never contains these spellings):
 4. **References.** ``href`` and ``xlink:href`` become ``xlink:href`` (skia reads only that);
    ``url('#x')`` and ``url("#x")`` become ``url(#x)``; a paint that names a missing or
    stop-less paint server becomes its fallback colour or ``none``; a one-stop gradient becomes
-   that solid colour.
+   that solid colour. An ``<image>``, ``<feImage>`` or ``<use>`` that names an external resource
+   (anything but ``#id`` or a raster ``data:`` URI: ``https:``, ``file:``, a path, an SVG
+   ``data:`` document, also through its own ``xml:base``) becomes what it draws when the
+   resource cannot be fetched, as CairoSVG offline: nothing (an empty ``<g>``; a transparent
+   ``<feFlood>`` for ``<feImage>``), :func:`strip_external_resources`. It is never fetched or
+   opened; the render pre-check applies the same rule before any backend sees the document.
 5. **``<use>``** is replaced by a ``<g>`` (the use's transform, then ``translate(x, y)``) holding a
    copy of its target; a ``<symbol>`` target becomes a nested viewport (point 8). Expansion is
    bounded by ``max_use_expansion`` elements; uses that are cyclic, dangling or over the budget
@@ -81,7 +86,7 @@ from lxml import etree
 
 from vector_gym.svg.color import parse_css_color
 from vector_gym.svg.numbers import SVG_NUMBER_RE
-from vector_gym.svg.parse import local_name, parse_svg
+from vector_gym.svg.parse import MANY_ATTRIBUTES, local_name, parse_svg, read_attributes
 from vector_gym.svg.viewbox import parse_viewbox
 
 __all__ = [
@@ -92,6 +97,7 @@ __all__ = [
     "sanitize_path_data",
     "parse_transform_lenient",
     "external_references",
+    "strip_external_resources",
     "use_expansion_count",
     "path_numbers_over",
 ]
@@ -154,6 +160,72 @@ _REFS_XPATH = etree.XPath(
     smart_strings=False,
 )
 _STYLE_TEXT_XPATH = etree.XPath("//*[local-name() = 'style']/text()", smart_strings=False)
+
+_XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
+_EXTERNAL_DRAWERS_XPATH = etree.XPath(
+    "//*[local-name() = 'image' or local-name() = 'feImage' or local-name() = 'use']"
+    "[@*[local-name() = 'href'] or @xml:base]",
+    namespaces={"xml": "http://www.w3.org/XML/1998/namespace"},
+)
+# What an <feImage> becomes when its image is stripped: transparent black over its subregion.
+_FE_KEEP = ("id", "x", "y", "width", "height", "result")
+
+
+def strip_external_resources(root) -> list[str]:
+    """Replace every ``<image>``, ``<feImage>`` and ``<use>`` that names an external resource.
+
+    An external resource is any reference that is not ``#id`` or a raster ``data:`` URI
+    (``https:``, ``file:``, a path, an SVG ``data:`` document), in ``href``/``xlink:href`` or
+    the element's own ``xml:base``. Such an element draws nothing when the resource cannot be
+    fetched, which is what the SVGEditBench papers' CairoSVG does offline: it draws the rest of
+    the image. So instead of failing the document the element is replaced, in place, by what
+    it draws then: ``<image>`` and ``<use>`` by an empty ``<g>`` (keeping ``id``), ``<feImage>``
+    by a transparent ``<feFlood>`` (keeping ``id``, ``x``, ``y``, ``width``, ``height`` and
+    ``result``). The reference is never fetched or opened, and never reaches a rasteriser.
+
+    Other external references still fail the pre-check (:func:`external_references`): a
+    ``url()`` paint, clip, mask, filter or marker falls back to something else when missing, and
+    an ``xml:base`` or ``@import`` changes how everything below it resolves.
+
+    Parameters
+    ----------
+    root : lxml.etree._Element
+        Modified in place.
+
+    Returns
+    -------
+    list of str
+        The stripped references, in document order.
+
+    Examples
+    --------
+    >>> r = parse_svg('<svg><image id="i" href="https://a/b.png"/><use href="o.svg#x"/></svg>')
+    >>> strip_external_resources(r), [(e.tag, dict(e.attrib)) for e in r]
+    (['https://a/b.png', 'o.svg#x'], [('g', {'id': 'i'}), ('g', {})])
+    """
+    stripped: list[str] = []
+    for el in _EXTERNAL_DRAWERS_XPATH(root):
+        refs = [
+            v for k, v in read_attributes(el).items() if local_name(k) == "href" or k == _XML_BASE
+        ]
+        bad = [v.strip() for v in refs if not _is_local(v)]
+        if not bad:
+            continue
+        stripped.extend(bad)
+        ns = el.tag[: el.tag.index("}") + 1] if el.tag[:1] == "{" else ""
+        if local_name(el.tag) == "feImage":
+            new = etree.Element(ns + "feFlood")
+            for k in _FE_KEEP:
+                if el.get(k) is not None:
+                    new.set(k, el.get(k))
+            new.set("flood-opacity", "0")
+        else:
+            new = etree.Element(ns + "g")
+            if el.get("id") is not None:
+                new.set("id", el.get("id"))
+        new.tail = el.tail
+        el.getparent().replace(el, new)
+    return stripped
 
 
 def external_references(root) -> list[str]:
@@ -738,7 +810,7 @@ def _expand_uses(root, ids: dict, budget: int) -> None:
             _strip_ids(clone)
             m = _mul(parse_transform_lenient(use.get("transform", "")), (1.0, 0.0, 0.0, 1.0, x, y))
             m = _mul(m, parse_transform_lenient(clone.get("transform", "")))
-            for k, v in use.attrib.items():
+            for k, v in read_attributes(use).items():
                 if k not in _USE_SKIP and k not in ("id", "transform") and k not in clone.attrib:
                     clone.set(k, v)
             if m != IDENTITY:
@@ -750,7 +822,7 @@ def _expand_uses(root, ids: dict, budget: int) -> None:
             parent.replace(use, clone)
             return
         g = etree.Element(_S + "g")
-        for k, v in use.attrib.items():
+        for k, v in read_attributes(use).items():
             if k not in _USE_SKIP:
                 g.set(k, v)
         if x or y:
@@ -763,7 +835,7 @@ def _expand_uses(root, ids: dict, budget: int) -> None:
                     inner.set(k, target.get(k))
             inner.set("width", use.get("width") or target.get("width") or "100%")
             inner.set("height", use.get("height") or target.get("height") or "100%")
-            for k, v in target.attrib.items():
+            for k, v in read_attributes(target).items():
                 if k not in (
                     "viewBox",
                     "preserveAspectRatio",
@@ -1047,7 +1119,23 @@ def _drop(el, name: str) -> None:
 
 
 def _store(el, attrib: dict) -> None:
+    """Make ``el``'s attributes equal to ``attrib`` (order aside).
+
+    Each lxml ``set``/``del`` searches the element's attribute list, so rewriting every attribute
+    is quadratic in their number. An element with many attributes gets only the difference
+    written when that is the smaller job (the common case: many attributes kept verbatim).
+    """
     src = el.attrib
+    if len(src) > MANY_ATTRIBUTES:
+        old = read_attributes(el)
+        gone = [k for k in old if k not in attrib]
+        new = [(k, v) for k, v in attrib.items() if old.get(k) != v]
+        if (len(gone) + len(new)) * len(old) < len(attrib) ** 2 // 2:
+            for k in gone:
+                del src[k]
+            for k, v in new:
+                src[k] = v
+            return
     src.clear()
     src.update(attrib)
 
@@ -1229,7 +1317,7 @@ def _attrs(el, name: str, ctx: _Ctx, state: _State) -> _Ctx | None:
     paint_order = None
     ccolors = None
     color_v = fill_v = stroke_v = None
-    for k, v in el.attrib.items():
+    for k, v in read_attributes(el).items():
         kind = _KIND.get(k)
         if kind is None:
             if k[0] == "{" or k[:2] == "on":
@@ -1497,6 +1585,7 @@ def simplify_tree(
         ``root`` itself, normalised per the module contract.
     """
     root.tag = _S + "svg"
+    strip_external_resources(root)
     ids = _id_map(root)
     _apply_css(root)
     if root.find(".//" + _S + "use") is not None or root.find(".//use") is not None:
@@ -1516,13 +1605,16 @@ def simplify_tree(
         vw = _abs_length(root.get("width")) or (size[1] if size else 100.0)
         vh = _abs_length(root.get("height")) or (size[0] if size else 100.0)
     # Move the root's presentation attributes and transform onto a wrapping <g>.
-    moved = [k for k in root.attrib if k not in _ROOT_KEEP and k[0] != "{"]
-    for k in [k for k in root.attrib if k[0] == "{"]:
-        del root.attrib[k]
+    # (one linear read and one rewrite: a delete or pop per attribute is quadratic in lxml)
+    attrs = read_attributes(root)
+    moved = [k for k in attrs if k not in _ROOT_KEEP and k[0] != "{"]
+    if len(moved) + sum(1 for k in attrs if k[0] == "{"):
+        root.attrib.clear()
+        for k, v in attrs.items():
+            if k in _ROOT_KEEP:
+                root.set(k, v)
     if moved:
-        wrap = etree.Element(_S + "g")
-        for k in moved:
-            wrap.set(k, root.attrib.pop(k))
+        wrap = etree.Element(_S + "g", {k: attrs[k] for k in moved})
         for ch in list(root):
             wrap.append(ch)
         root.text = None
@@ -1554,7 +1646,7 @@ def _esc_text(v: str) -> str:
 def _emit(el, out: list, in_text: bool) -> None:
     name = el.tag[len(_S) :] if el.tag.startswith(_S) else local_name(el.tag)
     out.append("<" + name)
-    for k, v in el.attrib.items():
+    for k, v in read_attributes(el).items():
         if k[0] == "{":
             if k != _XLINK_HREF:
                 continue

@@ -62,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--policy",
         action="append",
         metavar="SPEC",
-        help="policy spec (repeatable): identity, oracle, protected-mutation, malformed-target, KIND:ARG",
+        help="policy spec (repeatable): identity, oracle, protected-mutation, malformed-target, scripted (SVGEditBench v1 baseline), KIND:ARG (hf:PATH, openai:MODEL, vllm:MODEL)",
     )
     ev.add_argument(
         "--out",

@@ -1,0 +1,110 @@
+"""Multi-turn episodes (``max_turns=k``): termination, truncation, feedback and per-turn rewards.
+
+Documented rewards (EditEnv.step): step reward r_t = R_t - R_(t-1) with R_0 = 0 and R_t the
+scalar reward of the t-th answer (VectorBenchEnv: spec reward + 0.2 * repair_progress), so the
+undiscounted return equals the reward of the last answer.
+"""
+
+from __future__ import annotations
+
+import pytest
+from gymnasium.error import ResetNeeded
+
+from vector_gym.envs.vector_bench import VectorBenchEnv
+from vector_gym.errors import ConfigError
+from vector_gym.svg.patch import diff_patch, patch_to_text
+
+TASK = "sv_001"
+
+
+def _env(**kw):
+    env = VectorBenchEnv(max_turns=3, **kw)
+    obs, _ = env.reset(options={"task_id": TASK})
+    return env, obs
+
+
+def test_invalid_then_oracle_terminates_with_documented_rewards():
+    env, obs = _env()
+    task = env.get_task(TASK)
+    assert obs["feedback"] == "" and obs["svg"] == task.source_svg
+    obs, r1, term, trunc, info = env.step("<svg><g></svg>")  # not well-formed
+    assert (r1, term, trunc) == (0.0, False, False)
+    assert info["turn"] == 1 and info["answer_reward"] == 0.0
+    assert obs["svg"] == "<svg><g></svg>"  # the current document is the last answer
+    assert "not well-formed" in obs["feedback"]
+    assert obs in env.observation_space
+    obs, r2, term, trunc, info = env.step(task.target_svg)
+    assert (term, trunc) == (True, False) and info["turn"] == 2
+    assert info["report"]["reward"] == 1.0
+    assert r2 == pytest.approx(1.2) and r1 + r2 == pytest.approx(info["answer_reward"])
+    with pytest.raises(ResetNeeded):
+        env.step(task.target_svg)
+
+
+def test_truncated_after_k_turns_and_feedback_hides_the_checks():
+    env, obs = _env()
+    task = env.get_task(TASK)
+    parts = {e.part for e in task.requested_edits}
+    for turn in (1, 2, 3):
+        obs, r, term, trunc, info = env.step(obs["svg"])  # valid, no repair
+        assert r == 0.0 and not term and trunc == (turn == 3)
+        assert obs["feedback"] == "The document parses and is valid SVG."
+        assert not any(p in obs["feedback"] for p in parts)
+        assert task.target_svg not in obs.values()
+
+
+def test_regression_gives_a_negative_step_reward():
+    env, _ = _env()
+    task = env.get_task(TASK)
+    # repair two of the three edits (the signal colour and the door), not the wire
+    partial = task.source_svg.replace(
+        'fill="#000000" cx="170" cy="39"', 'fill="#f59e0b" cx="170" cy="39"'
+    )
+    partial = partial.replace('x="139" y="44" width="16"', 'x="128" y="44" width="16"')
+    assert partial != task.source_svg
+    _, r1, term, _, info1 = env.step(partial)
+    assert not term and info1["answer_reward"] == r1 > 0
+    _, r2, _, _, info2 = env.step("no svg at all")
+    assert info2["answer_reward"] == 0.0 and r2 == pytest.approx(-r1)
+    assert "No SVG document" in env._turn_observation(task)["feedback"]
+
+
+def test_patch_turns_edit_the_current_document():
+    env, obs = _env(action_format="patch")
+    task = env.get_task(TASK)
+    obs, r, term, _, info = env.step('[{"set": "no-such-id", "x": "1"}]')
+    assert r == 0.0 and not term and info["action_error"]["reason"] == "patch_unknown_id"
+    assert obs["svg"] == task.source_svg and "could not be applied" in obs["feedback"]
+    # first fix the door only, then the rest: the second patch applies to the patched document
+    edits = diff_patch(task.source_svg, task.target_svg)
+    door = [e for e in edits if e.get("set") == "train-door"]
+    rest = [e for e in edits if e.get("set") != "train-door"]
+    obs, r, term, _, info = env.step(patch_to_text(door))
+    assert not term and info["action_error"] is None and 'x="128"' in obs["svg"]
+    obs, r, term, _, info = env.step(patch_to_text(rest))
+    assert term and info["report"]["reward"] == 1.0 and info["turn"] == 3
+
+
+def test_single_turn_is_unchanged_and_max_turns_is_validated():
+    env = VectorBenchEnv()
+    obs, _ = env.reset(options={"task_id": TASK})
+    assert "feedback" not in obs and "feedback" not in env.observation_space.spaces
+    with pytest.raises(ConfigError, match="max_turns"):
+        VectorBenchEnv(max_turns=0)
+    with pytest.raises(ConfigError, match="action_format"):
+        VectorBenchEnv(action_format="json")
+
+
+def test_gymnasium_checker_accepts_multi_turn_patch_envs():
+    from gymnasium.utils.env_checker import check_env
+
+    from vector_gym.envs.repairgen import RepairGenEnv
+    from vector_gym.tasks.repairgen import RepairGenConfig
+
+    check_env(VectorBenchEnv(max_turns=2), skip_render_check=True)
+    env = RepairGenEnv(
+        RepairGenConfig(sources=("vector_bench",)), max_turns=3, action_format="patch"
+    )
+    check_env(env, skip_render_check=True)
+    obs, _ = env.reset(seed=1)
+    assert obs in env.observation_space and obs["feedback"] == ""

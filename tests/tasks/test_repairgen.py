@@ -1,0 +1,339 @@
+"""RepairGen: config validation, purity, provenance, the real scorer, wording, split, output layout."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+
+import pytest
+
+from vector_gym.errors import ConfigError
+from vector_gym.rewards.spec import score
+from vector_gym.svg.color import delta_e76, hex_to_lab, normalise_color
+from vector_gym.svg.parse import parse_svg
+from vector_gym.tasks import load_vector_bench
+from vector_gym.tasks.repairgen import (
+    LEVELS,
+    RepairGenConfig,
+    RepairGenCurriculum,
+    RepairGenerator,
+    regenerate,
+    write_vector_bench_layout,
+)
+from vector_gym.tasks.repairgen_ops import OPERATORS
+from vector_gym.tasks.repairgen_paths import read_points, replace_numbers, respell_path, scan_path
+from vector_gym.tasks.repairgen_sources import load_sources, split_of
+from vector_gym.tasks.repairgen_words import color_word, instruction_leaks, noun_from_label
+
+MIXED = RepairGenConfig(split="all", min_repairs=1, max_repairs=5)
+
+
+@pytest.fixture(scope="module")
+def mixed_tasks():
+    gen = RepairGenerator(MIXED, seed=7)
+    return [gen[i] for i in range(200)]
+
+
+# ----------------------------------------------------------------------------- config
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"min_repairs": 0}, "min_repairs"),
+        ({"max_repairs": 10}, "max_repairs"),
+        ({"min_repairs": 4, "max_repairs": 3}, "max_repairs"),
+        ({"magnitude": 0.1}, "magnitude"),
+        ({"operators": ("recolor_fill", "explode")}, "operators"),
+        ({"operators": ()}, "operators"),
+        ({"split": "validation"}, "split"),
+        ({"test_fraction": 1.5}, "test_fraction"),
+        ({"sources": ()}, "sources"),
+        ({"min_scene_elements": 5, "max_scene_elements": 2}, "max_scene_elements"),
+        ({"min_visible_fraction": 1.0}, "min_visible_fraction"),
+    ],
+)
+def test_invalid_config_names_the_field(kwargs, field):
+    with pytest.raises(ConfigError, match=f"RepairGenConfig.{field}"):
+        RepairGenConfig(**kwargs)
+
+
+def test_config_round_trips_through_dict():
+    cfg = RepairGenConfig(operators=("displace", "delete"), max_repairs=6)
+    assert RepairGenConfig.from_dict(json.loads(json.dumps(cfg.to_dict()))) == cfg
+    with pytest.raises(ConfigError, match="unknown field"):
+        RepairGenConfig.from_dict({"bogus": 1})
+
+
+def test_unknown_source_is_a_config_error():
+    with pytest.raises(ConfigError, match="sources"):
+        RepairGenerator(RepairGenConfig(sources=("no-such-set-or-folder",)))
+
+
+# ----------------------------------------------------------------------------- purity
+def test_same_seed_and_idx_give_equal_tasks_in_any_order():
+    a = RepairGenerator(MIXED, seed=3)
+    b = RepairGenerator(MIXED, seed=3)
+    first = [a[i] for i in range(12)]
+    assert [b[i] for i in reversed(range(12))][::-1] == first
+    assert first[5].integrity_hash == b[5].integrity_hash
+    # another seed gives another stream (np.random.default_rng([seed, idx]), style.md)
+    c = RepairGenerator(MIXED, seed=4)
+    assert sum(c[i].source_svg == first[i].source_svg for i in range(12)) < 3
+
+
+def test_task_regenerates_from_its_provenance(mixed_tasks):
+    for t in mixed_tasks[:10]:
+        prov = json.loads(t.meta()["provenance"])
+        assert prov["generator"] == "repairgen" and prov["version"] == "1"
+        assert prov["seed"] == 7 and t.task_id.endswith(f"{prov['idx']:07d}")
+        assert regenerate(t) == t
+
+
+# ----------------------------------------------------------------------------- scorer
+def _mutate_protected(task):
+    """Target plus one protected mutation (the paper's Table 2 control): a data attribute."""
+    root = parse_svg(task.target_svg)
+    u = task.protected_ids[len(task.protected_ids) // 2]
+    for el in root.iter():
+        if isinstance(el.tag, str) and el.get("id") == u:
+            el.set("data-mutated", "yes")
+            break
+    from lxml import etree
+
+    return etree.tostring(root, encoding="unicode")
+
+
+def test_oracle_one_identity_zero_mutation_zero_through_the_scorer(mixed_tasks):
+    """Spec-reward.md §11: target → reward 1; source → 0 (every corrupted check fails, §8.2);
+    target with one protected change → 0 (preservation gate, §9/§11.1)."""
+    for t in mixed_tasks:
+        oracle = score(t, t.target_svg)
+        assert oracle.reward == 1.0, (t.task_id, oracle.failure_reasons, oracle.detail)
+        ident = score(t, t.source_svg)
+        assert ident.reward == 0.0 and ident.validity_pass, t.task_id
+        # every corrupted value lies outside its tolerance (spec §8.2), not only one of them
+        assert not any(c.passed for c in ident.checks), (
+            t.task_id,
+            [c.part for c in ident.checks if c.passed],
+        )
+        mutated = score(t, _mutate_protected(t))
+        assert mutated.reward == 0.0 and mutated.repair_pass and not mutated.preservation_pass, (
+            t.task_id
+        )
+
+
+def test_every_operator_occurs(mixed_tasks):
+    ops = {k for t in mixed_tasks for k in t.meta()["operators"]}
+    assert ops == set(OPERATORS)
+    defects = {k for t in mixed_tasks for k in t.meta()["defects"]}
+    assert {
+        "insert_duplicate",
+        "insert_stray",
+        "resize_larger",
+        "resize_smaller",
+        "stroke_heavier",
+    } <= defects
+
+
+def test_requested_edits_have_vector_bench_shape(mixed_tasks):
+    """E items: part, attribute, before (corrupted), after (clean, as read from the target, §7)."""
+    for t in mixed_tasks:
+        target = parse_svg(t.target_svg)
+        ids = {el.get("id"): el for el in target.iter() if isinstance(el.tag, str) and el.get("id")}
+        assert set(t.protected_ids) == set(ids) - {e.part for e in t.requested_edits}
+        for e in t.requested_edits:
+            assert e.before != e.after
+            if e.attribute == "exists":
+                assert (e.before, e.after) in ((False, True), (True, False))
+                assert (e.part in ids) == e.after
+                continue
+            raw = ids[e.part].get(e.attribute)
+            if e.attribute in ("fill", "stroke"):
+                assert e.after == raw.strip()
+                # visible colour change: at least 35 ΔE76 and another colour word
+                lab_b, lab_a = hex_to_lab(e.before), hex_to_lab(normalise_color(e.after))
+                assert delta_e76(lab_b, lab_a) >= 35
+                assert color_word(e.before) != color_word(normalise_color(e.after))
+            elif e.attribute == "points":
+                assert list(map(list, e.after)) == read_points(raw)
+            elif e.attribute == "d":
+                assert e.after == " ".join(raw.split())
+            else:
+                assert float(e.after) == float(raw)
+                assert abs(float(e.before) - float(e.after)) >= 0.2
+
+
+def test_instructions_leak_nothing(mixed_tasks):
+    """No digit, hex code, requested attribute name or non-word id (Vector-Bench paper §3)."""
+    gen = RepairGenerator(RepairGenConfig(split="all", min_repairs=3, max_repairs=9), seed=11)
+    for t in [*mixed_tasks, *(gen[i] for i in range(100))]:
+        target = parse_svg(t.target_svg)
+        ids = [el.get("id") for el in target.iter() if isinstance(el.tag, str) and el.get("id")]
+        ids += [e.part for e in t.requested_edits]
+        leaks = instruction_leaks(
+            t.instruction, ids, [e.attribute for e in t.requested_edits], t.task_id
+        )
+        assert leaks == [], (t.task_id, t.instruction, leaks)
+        assert t.instruction.endswith(".") and t.instruction[0].isupper()
+
+
+def test_instruction_phrasings_vary_with_the_seed(mixed_tasks):
+    closings = {t.instruction.rsplit(". ", 1)[-1].split(" ")[0] for t in mixed_tasks}
+    assert len(closings) >= 4
+
+
+# ----------------------------------------------------------------------------- difficulty
+def test_number_of_repairs_follows_the_config():
+    gen = RepairGenerator(
+        RepairGenConfig(sources=("vector_bench",), split="all", min_repairs=7, max_repairs=9)
+    )
+    counts = [gen[i].meta()["difficulty"] for i in range(10)]
+    assert all(7 <= c <= 9 for c in counts)
+
+
+def test_magnitude_scales_displacements():
+    def mean_shift(mag):
+        cfg = RepairGenConfig(
+            sources=("vector_bench",), split="all", operators=("displace",), magnitude=mag
+        )
+        gen = RepairGenerator(cfg, seed=1)
+        shifts = []
+        for i in range(30):
+            for e in gen[i].requested_edits:
+                if e.attribute in ("x", "y", "cx", "cy"):
+                    shifts.append(abs(e.before - e.after))
+        return sum(shifts) / len(shifts)
+
+    assert mean_shift(2.0) > 1.6 * mean_shift(1.0)
+
+
+def test_scene_size_filter():
+    cfg = RepairGenConfig(split="all", min_scene_elements=40)
+    gen = RepairGenerator(cfg)
+    assert all(gen[i].meta()["scene_elements"] >= 40 for i in range(10))
+
+
+def test_curriculum_moves_with_success_rate():
+    cur = RepairGenCurriculum(window=4, raise_at=0.75, lower_at=0.25)
+    assert cur.config().max_repairs == LEVELS[0][1] == 1
+    for _ in range(4):
+        cur.update(True)
+    assert cur.level == 1
+    for _ in range(4):
+        cur.update(False)
+    assert cur.level == 0
+    for _ in range(4 * 20):
+        cur.update(True)
+    assert cur.level == len(LEVELS) - 1 and cur.config().max_repairs == 9
+    with pytest.raises(ConfigError, match="RepairGenCurriculum.window"):
+        RepairGenCurriculum(window=0)
+
+
+# ----------------------------------------------------------------------------- split
+def test_train_and_test_share_no_scene():
+    train = RepairGenerator(RepairGenConfig(split="train"))
+    test = RepairGenerator(RepairGenConfig(split="test"))
+    assert train.source_ids and test.source_ids
+    assert not set(train.source_ids) & set(test.source_ids)
+    keys = {s.source_id: s.split_key for s in load_sources(("vector_bench", "svgeditbench"))}
+    assert not {keys[i] for i in train.source_ids} & {keys[i] for i in test.source_ids}
+    # Vector-Bench's four scene templates: whole templates are held out
+    vb_test = {keys[i] for i in test.source_ids if i.startswith("vector-bench:")}
+    vb_train = {keys[i] for i in train.source_ids if i.startswith("vector-bench:")}
+    assert vb_test and vb_train and len(vb_test | vb_train) == 4
+    t = test[0]
+    assert t.meta()["source_id"] in test.source_ids and t.task_id.startswith("rg-test-")
+    # a scene's side never depends on which other source sets are configured
+    vb_only = RepairGenerator(RepairGenConfig(sources=("vector_bench",), split="test"))
+    assert set(vb_only.source_ids) == {i for i in test.source_ids if i.startswith("vector-bench:")}
+
+
+def test_split_hash_is_deterministic():
+    assert split_of("emoji:grinning face", 0.2) == split_of("emoji:grinning face", 0.2)
+    frac = sum(split_of(f"k{i}", 0.2) == "test" for i in range(2000)) / 2000
+    assert 0.17 < frac < 0.23
+
+
+def test_folder_sources(tmp_path):
+    (tmp_path / "kite.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100">'
+        '<rect width="100" height="100" fill="#ffffff"/>'
+        '<circle cx="50" cy="40" r="20" fill="#dc2626" stroke="#000000" stroke-width="2"/>'
+        '<rect x="10" y="70" width="40" height="20" fill="#2563eb"/></svg>'
+    )
+    gen = RepairGenerator(
+        RepairGenConfig(sources=(str(tmp_path),), split="all", max_repairs=2), seed=0
+    )
+    for i in range(20):
+        t = gen[i]
+        assert t.meta()["source_id"] == "folder:kite.svg"
+        assert "circle-1" in t.target_svg  # generated stable ids, same in source and target
+        assert score(t, t.target_svg).reward == 1.0 and score(t, t.source_svg).reward == 0.0
+
+
+# ----------------------------------------------------------------------------- layout
+def test_written_layout_loads_with_the_vector_bench_loader(tmp_path, mixed_tasks):
+    tasks = mixed_tasks[:5]
+    files = write_vector_bench_layout(tasks, tmp_path)
+    assert [f.name for f in files] == [f"sv_{t.task_id}.json" for t in tasks]
+    loaded = load_vector_bench(tmp_path)
+    assert [t.task_id for t in loaded] == sorted(t.task_id for t in tasks)
+    by_id = {t.task_id: t for t in tasks}
+    for lt in loaded:
+        t = by_id[lt.task_id]
+        assert (lt.instruction, lt.source_svg, lt.target_svg) == (
+            t.instruction,
+            t.source_svg,
+            t.target_svg,
+        )
+        assert lt.requested_edits == t.requested_edits and lt.protected_ids == t.protected_ids
+        assert regenerate(replace(lt, family="repairgen")) == t
+        assert score(lt, lt.target_svg).reward == 1.0
+
+
+# ----------------------------------------------------------------------------- helpers
+def test_nouns_colour_words_and_leak_check():
+    assert noun_from_label("pear-2") == "pear"  # issue 5's example: pear-2 -> "one pear"
+    assert noun_from_label("signal-amber") == "amber signal"
+    assert noun_from_label("variant-05-chip-01") == "chip"
+    assert color_word("#dc2626") == "red" and color_word("#0f172a") == "black"
+    assert instruction_leaks("Move the door left.", ["train-door"], ["x"]) == []
+    assert instruction_leaks("Fix the x of it.", [], ["x"]) == ["attribute:x"]
+    assert instruction_leaks("Fix train-door.", ["train-door"], []) == ["id:train-door"]
+
+
+def test_path_scanning_and_rewriting():
+    fields, pts = scan_path("m10 10 c5 0 5 5 10 5 h-3 z")
+    assert [f.role for f in fields][:2] == ["x", "y"] and not fields[
+        0
+    ].relative  # first m is absolute
+    assert fields[2].relative and fields[2].role == "cx"
+    assert pts[-1] == (17.0, 15.0)
+    assert respell_path("M0 0L1-1.5.5 2") == "M 0 0 L 1 -1.5 .5 2"
+    assert (
+        scan_path("M0 0 L1") is None
+        and scan_path("Z") is None
+        and scan_path("M0 0 A5 5 0 2 1 1 1") is None
+    )
+    # a new spelling never merges with its neighbour
+    assert replace_numbers("10-5", {(2, 4): 3.0}) == "10 3"
+    assert replace_numbers("0.5.5", {(0, 3): 2.0}) == "2 .5"
+    assert math.isclose(float(replace_numbers("1e2", {(0, 3): 7.25})), 7.25)
+
+
+def test_cli_generate_writes_loadable_tasks(tmp_path, capsys):
+    from vector_gym.cli import main
+
+    out = tmp_path / "tasks"
+    assert (
+        main(
+            ["generate", "--n", "3", "--seed", "5", "--out", str(out), "--sources", "vector_bench"]
+        )
+        == 0
+    )
+    assert "wrote 3 tasks" in capsys.readouterr().out
+    loaded = load_vector_bench(out)
+    gen = RepairGenerator(RepairGenConfig(sources=("vector_bench",)), seed=5)
+    assert [t.task_id for t in loaded] == [gen[i].task_id for i in range(3)]
+    assert main(["generate", "--n", "1", "--out", str(out), "--max-repairs", "12"]) == 1
+    assert "RepairGenConfig.max_repairs" in capsys.readouterr().err

@@ -1,0 +1,763 @@
+"""RepairGen: an unbounded, seeded generator of Vector-Bench-shaped SVG repair tasks.
+
+RepairGen takes clean SVGs (the bundled Vector-Bench targets, the SVGEditBench emoji, or any
+folder), corrupts one to nine elements with the operators of
+:mod:`vector_gym.tasks.repairgen_ops`, and writes the instruction a person would write
+(:mod:`vector_gym.tasks.repairgen_words`). The clean SVG (with generated ids) is the target
+S*, the corrupted one the source, each corruption a requested edit in E (Vector-Bench
+``expected_diff`` form), and every other id'd element of the target is protected (U). The
+tasks are scored by the specification reward exactly like Vector-Bench's
+(``spec-reward.md`` §1, §8–§11).
+
+Guarantees (checked over 10,000 tasks by ``benchmarks/repairgen_check.py``):
+
+- the target scores 1 and the unchanged source 0: every corrupted value lies at a distance
+  δ > 0 from the clean one, so the ``0.9·δ`` cap of the tolerance rule (§8.2) fails it;
+- the instruction holds no digit, hex code, requested attribute name or non-word element id;
+- each corruption is visible: on its own (the clean target with only that corruption) it
+  changes at least ``min_visible_fraction`` of the pixels of a 112×112 render (skia; a pixel
+  changes when a channel moves by more than 8/255). The render is skipped for a move, deletion,
+  fill recolour or fade whose area estimate is at least 5% of the picture on an element whose
+  removal changes at least 3% of it (measured once per element); with
+  ``visibility="geometric"`` only the area estimate is used (several times faster, fewer
+  corruptions visible; ``benchmarks/repairgen_check.py --visibility geometric``).
+
+Purity: task ``idx`` of seed ``seed`` is a pure function of ``(config, seed, idx)`` (and the
+source set and generator version) through ``np.random.default_rng([seed, idx])``, a seed
+sequence over the pair, so streams of different seeds never overlap. Every task records its
+provenance (``metadata["provenance"]``, a JSON string: generator name and version, config,
+seed, idx, source id) and :func:`regenerate` rebuilds it from that record.
+
+Reasoning-gym layout: :class:`RepairGenConfig` (frozen, validated), :class:`RepairGenerator`
+(the dataset: ``gen[idx]``), :class:`RepairGenCurriculum` (difficulty follows success).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections import Counter, deque
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from lxml import etree
+
+from vector_gym.errors import ConfigError, VectorGymError
+from vector_gym.tasks.repairgen_ops import (
+    OPERATORS,
+    Corruption,
+    OpContext,
+    apply_operator,
+    eligible,
+)
+from vector_gym.tasks.repairgen_sources import (
+    PreparedSource,
+    load_sources,
+    prepare_source,
+    serialise,
+    split_of,
+)
+from vector_gym.tasks.repairgen_words import (
+    CLOSINGS,
+    PHRASINGS,
+    amount_word,
+    direction_phrase,
+    join_clauses,
+    number_word,
+)
+from vector_gym.tasks.task import Task, canonical_json, freeze_value
+
+__all__ = [
+    "GENERATOR_NAME",
+    "GENERATOR_VERSION",
+    "GenerationError",
+    "RepairGenConfig",
+    "RepairGenCurriculum",
+    "RepairGenerator",
+    "regenerate",
+    "write_vector_bench_layout",
+]
+
+GENERATOR_NAME = "repairgen"
+GENERATOR_VERSION = "1"
+FAMILY = "repairgen"
+
+
+class GenerationError(VectorGymError):
+    """No source in the configured pool could take the requested number of repairs."""
+
+
+@dataclass(frozen=True, slots=True)
+class RepairGenConfig:
+    """Configuration of :class:`RepairGenerator` (every field has a default).
+
+    Raises
+    ------
+    ConfigError
+        On construction, naming the offending field, e.g. ``max_repairs`` outside 1-9.
+    """
+
+    min_repairs: int = 1  # fewest corruptions per task (1-9)
+    max_repairs: int = 3  # most corruptions per task (min_repairs-9); Vector-Bench has 3-9
+    magnitude: float = 1.0  # scales every corruption amount (0.5-2.0); smaller is subtler
+    min_scene_elements: int = 1  # a source needs at least this many usable shape elements
+    max_scene_elements: int = 100_000  # ... and at most this many (scene size dial)
+    operators: tuple[str, ...] = OPERATORS  # subset of repairgen_ops.OPERATORS
+    sources: tuple[str, ...] = ("vector_bench", "svgeditbench")  # bundled set names or folders
+    split: str = "train"  # "train", "test" or "all" (split by scene, see repairgen_sources)
+    test_fraction: float = 0.2  # share of scenes held out for "test" (0-1)
+    min_visible_fraction: float = 0.009  # changed pixels (or estimated area) per corruption
+    visibility: str = "render"  # "render" (112-px skia render) or "geometric" (area estimate)
+
+    def __post_init__(self) -> None:
+        def bad(name: str, expected: str) -> ConfigError:
+            return ConfigError(
+                f"RepairGenConfig.{name}: expected {expected}, got {getattr(self, name)!r}"
+            )
+
+        for name in ("min_repairs", "max_repairs", "min_scene_elements", "max_scene_elements"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise bad(name, "an int")
+        if not 1 <= self.min_repairs <= 9:
+            raise bad("min_repairs", "an int in 1..9")
+        if not self.min_repairs <= self.max_repairs <= 9:
+            raise bad("max_repairs", f"an int in {self.min_repairs}..9")
+        if not isinstance(self.magnitude, int | float) or not 0.5 <= self.magnitude <= 2.0:
+            raise bad("magnitude", "a number in 0.5..2.0")
+        if self.min_scene_elements < 1:
+            raise bad("min_scene_elements", "an int >= 1")
+        if self.max_scene_elements < self.min_scene_elements:
+            raise bad(
+                "max_scene_elements", f"an int >= min_scene_elements ({self.min_scene_elements})"
+            )
+        ops = tuple(self.operators) if isinstance(self.operators, list | tuple) else None
+        if not ops or any(o not in OPERATORS for o in ops) or len(set(ops)) != len(ops):
+            raise bad("operators", f"a non-empty tuple of distinct names from {OPERATORS}")
+        object.__setattr__(self, "operators", ops)
+        srcs = tuple(self.sources) if isinstance(self.sources, list | tuple) else None
+        if not srcs or not all(isinstance(s, str) and s for s in srcs):
+            raise bad("sources", "a non-empty tuple of bundled set names or folder paths")
+        object.__setattr__(self, "sources", srcs)
+        if self.split not in ("train", "test", "all"):
+            raise bad("split", "'train', 'test' or 'all'")
+        if not isinstance(self.test_fraction, int | float) or not 0.0 <= self.test_fraction <= 1.0:
+            raise bad("test_fraction", "a number in 0..1")
+        if (
+            not isinstance(self.min_visible_fraction, int | float)
+            or not 0.0 <= self.min_visible_fraction < 1.0
+        ):
+            raise bad("min_visible_fraction", "a number in [0, 1)")
+        if self.visibility not in ("render", "geometric"):
+            raise bad("visibility", "'render' or 'geometric'")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return plain JSON types (tuples become lists)."""
+        d = asdict(self)
+        d["operators"] = list(self.operators)
+        d["sources"] = list(self.sources)
+        return d
+
+    @classmethod
+    def from_dict(cls, obj: Mapping[str, Any]) -> RepairGenConfig:
+        """Inverse of :meth:`to_dict`; unknown keys raise ConfigError."""
+        known = set(cls.__dataclass_fields__)
+        unknown = sorted(set(obj) - known)
+        if unknown:
+            raise ConfigError(
+                f"RepairGenConfig: unknown field(s) {unknown}; expected some of {sorted(known)}"
+            )
+        kw = dict(obj)
+        for k in ("operators", "sources"):
+            if k in kw and isinstance(kw[k], list):
+                kw[k] = tuple(kw[k])
+        return cls(**kw)
+
+
+def _pool(config: RepairGenConfig) -> tuple[PreparedSource, ...]:
+    sources = load_sources(config.sources)
+    test_keys: set[str] = set()
+    groups: dict[str, set[str]] = {}
+    for s in sources:
+        groups.setdefault(s.source_id.split(":", 1)[0], set()).add(s.split_key)
+    for keys in groups.values():  # decided per source set, so it never depends on the others
+        held = {k for k in keys if split_of(k, config.test_fraction) == "test"}
+        # both sides non-empty when a set has at least two scenes (a folder of a few files)
+        if 0 < config.test_fraction < 1 and len(keys) >= 2:
+            if not held:
+                held = {min(keys, key=_key_hash)}
+            if held == keys:
+                held.discard(max(keys, key=_key_hash))
+        test_keys |= held
+    chosen = []
+    for s in sources:
+        side = "test" if s.split_key in test_keys else "train"
+        if config.split != "all" and side != config.split:
+            continue
+        chosen.append(s)
+    return tuple(chosen)
+
+
+def _key_hash(key: str) -> int:
+    return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "big")
+
+
+@dataclass
+class _Built:
+    corruptions: list[Corruption]
+    source: Any
+    target: Any
+
+
+class RepairGenerator:
+    """The RepairGen dataset: ``gen[idx]`` is task ``idx`` of ``seed``, for any idx >= 0.
+
+    Parameters
+    ----------
+    config : RepairGenConfig
+    seed : int
+        Dataset seed; ``(seed, idx)`` determines the task (module docstring).
+
+    Raises
+    ------
+    ConfigError
+        The configured split holds no usable source.
+
+    Examples
+    --------
+    >>> gen = RepairGenerator(RepairGenConfig(sources=("vector_bench",), split="all"), seed=0)
+    >>> t = gen[3]
+    >>> t == gen[3], t.family, t.task_id
+    (True, 'repairgen', 'rg-all-s0-0000003')
+    """
+
+    name = GENERATOR_NAME
+    version = GENERATOR_VERSION
+
+    def __init__(self, config: RepairGenConfig | None = None, seed: int = 0) -> None:
+        self.config = config or RepairGenConfig()
+        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+            raise ConfigError(f"seed: expected a non-negative int, got {seed!r}")
+        self.seed = seed
+        self._sources = _pool(self.config)
+        if not self._sources:
+            raise ConfigError(
+                f"RepairGenConfig.split: no source in split {self.config.split!r} of {self.config.sources}"
+            )
+        groups: dict[str, list[int]] = {}
+        for k, s in enumerate(self._sources):
+            groups.setdefault(s.source_id.split(":", 1)[0], []).append(k)
+        self._groups = [groups[name] for name in sorted(groups)]
+
+    @property
+    def source_ids(self) -> list[str]:
+        """Ids of the clean sources this generator draws from (its split), sorted."""
+        return sorted(s.source_id for s in self._sources)
+
+    def _prepare(self, k: int) -> PreparedSource | None:
+        prep = prepare_source(self._sources[k])
+        if prep is None:
+            return None
+        n = len(prep.candidates)
+        if not self.config.min_scene_elements <= n <= self.config.max_scene_elements:
+            return None
+        return prep
+
+    def __getitem__(self, idx: int) -> Task:
+        return self.generate(idx)
+
+    def tasks(self, n: int, start: int = 0) -> Iterator[Task]:
+        """Yield tasks ``start .. start + n - 1``."""
+        for i in range(start, start + n):
+            yield self.generate(i)
+
+    def generate(self, idx: int) -> Task:
+        """Generate task ``idx`` (pure in ``(config, seed, idx)``).
+
+        Raises
+        ------
+        GenerationError
+            No source took the drawn number of repairs in 32 tries (e.g. ``min_repairs=9``
+            with only tiny scenes).
+        """
+        if not isinstance(idx, int | np.integer) or idx < 0:
+            raise ConfigError(f"idx: expected a non-negative int, got {idx!r}")
+        idx = int(idx)
+        cfg = self.config
+        rng = np.random.default_rng([self.seed, idx])
+        n_repairs = int(rng.integers(cfg.min_repairs, cfg.max_repairs + 1))
+        for _ in range(32):
+            # each source set (Vector-Bench scenes, emoji, a folder) is drawn equally often
+            group = self._groups[int(rng.integers(len(self._groups)))]
+            k = group[int(rng.integers(len(group)))]
+            prep = self._prepare(k)
+            if prep is None or len(prep.candidates) < n_repairs:
+                continue
+            built = self._corrupt(prep, n_repairs, rng)
+            if built is not None:
+                task = self._task(prep, built, rng, idx)
+                if task.protected_ids:  # U must not be empty (a protected element to keep)
+                    return task
+        raise GenerationError(
+            f"task {idx} of seed {self.seed}: no source took {n_repairs} repairs in 32 tries; "
+            "lower min_repairs or widen the scene-size range"
+        )
+
+    # ------------------------------------------------------------------ internals
+    def _corrupt(self, prep: PreparedSource, n: int, rng: np.random.Generator) -> _Built | None:
+        cfg = self.config
+        source = copy.deepcopy(prep.root)
+        target = copy.deepcopy(prep.root)
+        taken = set(prep.ids)
+        area = prep.width * prep.height
+        by_render = cfg.visibility == "render" and _clean_image(prep) is not None
+        # in render mode the area estimate only pre-filters hopeless corruptions
+        min_area = cfg.min_visible_fraction * area * (0.3 if by_render else 1.0)
+        used: set[str] = set()
+        done: list[Corruption] = []
+        tries = 0
+        while len(done) < n and tries < 8 * n + 8:
+            tries += 1
+            op = cfg.operators[int(rng.integers(len(cfg.operators)))]
+            pool = [c for c in prep.candidates if c.id not in used and eligible(op, c)]
+            if not pool:
+                continue
+            cand = pool[int(rng.integers(len(pool)))]
+            # Try the corruption alone on a clean copy with a copy of the generator; only a
+            # visible one is then applied (same random draws, same result) to the task's trees.
+            # Each element is corrupted at most once, so its state is clean in both.
+            trial_rng = _copy_rng(rng)
+            alone = copy.deepcopy(prep.root)
+            alone_target = copy.deepcopy(prep.root) if op == "opacity" else target
+            trial = apply_operator(
+                op, self._ctx(prep, alone, alone_target, set(taken)), cand, trial_rng
+            )
+            if trial is None or trial.changed_area < min_area:
+                continue
+            estimate = min(trial.changed_area / area, 1.0)
+            # a large estimated change of a filled shape is visible without rendering it
+            sure = (
+                by_render
+                and estimate >= _SURE_FRACTION
+                and trial.op in _SURE_OPS
+                and _exposure(prep, cand) >= _SURE_EXPOSURE
+            )
+            frac = _changed_fraction(prep, alone) if by_render and not sure else estimate
+            if frac < cfg.min_visible_fraction:
+                continue
+            corr = apply_operator(op, self._ctx(prep, source, target, taken), cand, rng)
+            if corr is None:  # cannot happen (same state, same draws); keep the task consistent
+                return None
+            corr.visible_fraction = frac
+            used.add(cand.id)
+            done.append(corr)
+        if len(done) < n:
+            return None
+        return _Built(done, source, target)
+
+    def _ctx(self, prep: PreparedSource, source: Any, target: Any, taken: set[str]) -> OpContext:
+        return OpContext(
+            source=source,
+            target=target,
+            src_ids=_index(source),
+            tgt_ids=_index(target),
+            width=prep.width,
+            height=prep.height,
+            origin=prep.origin,
+            magnitude=float(self.config.magnitude),
+            taken_ids=taken,
+        )
+
+    def _task(
+        self, prep: PreparedSource, built: _Built, rng: np.random.Generator, idx: int
+    ) -> Task:
+        cfg = self.config
+        edits = [e for c in built.corruptions for e in c.edits]
+        parts = {e.part for e in edits}
+        target_ids = [
+            el.get("id") for el in built.target.iter() if isinstance(el.tag, str) and el.get("id")
+        ]
+        protected = tuple(i for i in target_ids if i not in parts)
+        instruction = _instruction(prep, built.corruptions, rng)
+        task_id = f"rg-{cfg.split}-s{self.seed}-{idx:07d}"
+        provenance = {
+            "generator": GENERATOR_NAME,
+            "version": GENERATOR_VERSION,
+            "config": cfg.to_dict(),
+            "seed": self.seed,
+            "idx": idx,
+            "source_id": prep.source.source_id,
+        }
+        metadata = {
+            # a JSON string: Task metadata stores plain values and lists, not nested dicts
+            "provenance": canonical_json(provenance),
+            "source_id": prep.source.source_id,
+            "seed": self.seed,
+            "idx": idx,
+            "operators": [c.op for c in built.corruptions],
+            "defects": [c.kind for c in built.corruptions],
+            "difficulty": len(built.corruptions),
+            "edits": len(edits),
+            "magnitude": cfg.magnitude,
+            "scene_elements": len(prep.candidates),
+            "split": cfg.split,
+            "scene": prep.source.scene,
+            # changed-pixel share of each corruption alone (render) or its area estimate
+            "visible_fraction": [round(c.visible_fraction, 6) for c in built.corruptions],
+        }
+        return Task(
+            task_id=task_id,
+            family=FAMILY,
+            instruction=instruction,
+            source_svg=serialise(built.source),
+            target_svg=serialise(built.target),
+            requested_edits=tuple(edits),
+            protected_ids=protected,
+            metadata=tuple((k, freeze_value(v)) for k, v in metadata.items()),
+        )
+
+
+#: Estimated changed area (share of the picture) above which the render check is skipped for
+#: operators whose estimate is reliable (filled areas); occlusion is the remaining risk, measured
+#: by benchmarks/repairgen_check.py.
+_SURE_FRACTION = 0.05
+_SURE_OPS = frozenset({"displace", "delete", "recolor_fill", "opacity"})  # not resize, insert:
+# growing a full-picture background or a copy placed under other shapes can change nothing
+#: ... and only for elements that are well exposed: removing the element from the clean picture
+#: changes at least this share of its pixels (measured once per element, then cached).
+_SURE_EXPOSURE = 0.03
+VISIBILITY_SIZE = 112  # px, square render used by the visibility rule
+CHANGED_LEVEL = 8  # a pixel changes when a channel moves by more than this (0-255)
+
+
+def _render(root: Any, prep: PreparedSource) -> np.ndarray | None:
+    """Draw ``root`` (a throwaway tree) at VISIBILITY_SIZE px with skia's SVG module.
+
+    The clean and the corrupted document go through the same drawing, so what skia draws
+    imperfectly (text, some filters) cancels out in the difference; ``render_many`` (with its
+    normalisation and isolation) is what ``benchmarks/repairgen_check.py`` uses to verify.
+    """
+    import skia
+
+    ox, oy = prep.origin
+    root.set("viewBox", f"{ox} {oy} {prep.width} {prep.height}")
+    root.set("width", str(VISIBILITY_SIZE))
+    root.set("height", str(VISIBILITY_SIZE))
+    data = etree.tostring(root)
+    try:
+        dom = skia.SVGDOM.MakeFromStream(skia.MemoryStream(data))
+        if dom is None:
+            return None
+        surface = skia.Surface(VISIBILITY_SIZE, VISIBILITY_SIZE)
+        canvas = surface.getCanvas()
+        canvas.clear(skia.ColorWHITE)
+        dom.render(canvas)
+        rgba = surface.makeImageSnapshot().toarray()
+    except Exception:  # noqa: BLE001 - a source skia cannot draw falls back to the area estimate
+        return None
+    return rgba[..., :3]
+
+
+def _clean_image(prep: PreparedSource) -> np.ndarray | None:
+    if prep.image is None:
+        img = _render(copy.deepcopy(prep.root), prep)
+        prep.image = img if img is not None else False
+    return prep.image if prep.image is not False else None
+
+
+def _exposure(prep: PreparedSource, cand: Any) -> float:
+    """Share of the picture that changes when ``cand`` is removed (cached on the candidate)."""
+    if cand.exposure is None:
+        root = copy.deepcopy(prep.root)
+        found = _BY_ID(root, i=cand.id)
+        if found and found[0].getparent() is not None:
+            found[0].getparent().remove(found[0])
+            cand.exposure = _changed_fraction(prep, root)
+        else:
+            cand.exposure = 0.0
+    return cand.exposure
+
+
+def _changed_fraction(prep: PreparedSource, root: Any) -> float:
+    img = _render(root, prep)
+    if img is None:
+        return 0.0
+    clean = prep.image
+    moved = (np.maximum(img, clean) - np.minimum(img, clean)) > CHANGED_LEVEL  # uint8, no overflow
+    changed = moved[..., 0] | moved[..., 1] | moved[..., 2]
+    return np.count_nonzero(changed) / changed.size
+
+
+def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
+    bit = type(rng.bit_generator)()
+    bit.state = rng.bit_generator.state
+    return np.random.Generator(bit)
+
+
+_BY_ID = etree.XPath("descendant-or-self::*[@id=$i]")
+
+
+class _IdIndex(dict):
+    """Lazy id → element map of one tree (lxml XPath on a miss); operators add and delete."""
+
+    def __init__(self, root: Any) -> None:
+        super().__init__()
+        self._root = root
+
+    def __missing__(self, key: str) -> Any:
+        found = _BY_ID(self._root, i=key)
+        if not found:
+            raise KeyError(key)
+        self[key] = found[0]
+        return found[0]
+
+
+def _index(root: Any) -> dict[str, Any]:
+    return _IdIndex(root)
+
+
+def _opposite(dx: float, dy: float) -> str:
+    return direction_phrase(-dx, -dy)
+
+
+_ROWS = ("at the top", "in the middle", "at the bottom")
+_COLS = ("on the left", "in the centre", "on the right")
+
+
+def _where(prep: PreparedSource, cand: Any) -> str:
+    """Where an element sits in the picture, in words ("at the top left", "in the middle")."""
+    ox, oy = prep.origin
+    cx = ((cand.bbox[0] + cand.bbox[2]) / 2 - ox) / prep.width
+    cy = ((cand.bbox[1] + cand.bbox[3]) / 2 - oy) / prep.height
+    col = 0 if cx < 1 / 3 else 2 if cx > 2 / 3 else 1
+    row = 0 if cy < 1 / 3 else 2 if cy > 2 / 3 else 1
+    if row == 1 and col == 1:
+        return "in the middle"
+    if row == 1:
+        return _COLS[col]
+    if col == 1:
+        return _ROWS[row]
+    return f"{_ROWS[row]} {('left', '', 'right')[col]}"
+
+
+def _instruction(
+    prep: PreparedSource, corrs: Sequence[Corruption], rng: np.random.Generator
+) -> str:
+    by_id = {c.id: c for c in prep.candidates}
+    bare = {c.id: c.noun.split()[-1] if _colour_noun(c.noun) else c.noun for c in prep.candidates}
+    counts = Counter(c.noun for c in prep.candidates) + Counter(
+        bare[c.id] for c in prep.candidates if bare[c.id] != c.noun
+    )
+    placed = Counter((n, _where(prep, c)) for c in prep.candidates for n in {c.noun, bare[c.id]})
+    clauses: list[str] = []
+    for corr in corrs:
+        cand = by_id.get(corr.part)
+        if corr.kind == "insert_duplicate":
+            base_id = next(
+                (c.id for c in prep.candidates if corr.part.startswith(c.id + "-dup")), None
+            )
+            cand = by_id.get(base_id) if base_id else None
+        if cand is None:  # a stray mark: its own words
+            noun = corr.words.get("noun", "shape")
+            the = f"the {noun}"
+        else:
+            # "yellow shape" would contradict "is red instead of yellow": drop the colour word
+            recolour = corr.kind in ("recolor_fill", "recolor_stroke")
+            noun = bare[cand.id] if recolour else cand.noun
+            if counts[noun] > 1:
+                where = _where(prep, cand)
+                if placed[(noun, where)] == 1:
+                    noun = f"{noun} {where}"
+                    the = f"the {noun}"
+                else:
+                    the = f"one {noun}"
+            else:
+                the = f"the {noun}"
+        fields = {"the": the, "noun": noun, "scene": prep.source.scene, **corr.words}
+        fields["noun"] = noun
+        if corr.kind == "displace":
+            dx, dy = float(corr.words["dx"]), float(corr.words["dy"])
+            fields["dir"] = direction_phrase(dx, dy)
+            fields["dir_far"] = direction_phrase(dx, dy)
+            fields["back"] = _opposite(dx, dy)
+            fields["amount"] = amount_word(float(corr.words["frac"]))
+        options = PHRASINGS[corr.kind]
+        start = int(rng.integers(len(options)))
+        # two defects of the same kind on look-alike elements: vary the phrasing
+        for k in range(len(options)):
+            clause = options[(start + k) % len(options)].format(**fields)
+            if clause not in clauses:
+                break
+        clauses.append(clause)
+    n = len(corrs)
+    those = "that problem" if n == 1 else f"those {number_word(n)} problems"
+    closing = CLOSINGS[int(rng.integers(len(CLOSINGS)))].format(
+        those=those, scene=prep.source.scene
+    )
+    return f"{join_clauses(clauses)} {closing}"
+
+
+def _colour_noun(noun: str) -> bool:
+    from vector_gym.tasks.repairgen_words import COLOR_WORDS
+
+    names = {name for name, _ in COLOR_WORDS}
+    parts = noun.split()
+    return len(parts) >= 2 and " ".join(parts[:-1]) in names
+
+
+def regenerate(task: Task) -> Task:
+    """Rebuild a RepairGen task from its ``metadata["provenance"]``.
+
+    Raises
+    ------
+    ConfigError
+        The task has no RepairGen provenance, or a different generator version.
+    """
+    raw = task.meta().get("provenance")
+    try:
+        prov = json.loads(raw) if isinstance(raw, str) else None
+    except json.JSONDecodeError:
+        prov = None
+    if not isinstance(prov, dict) or prov.get("generator") != GENERATOR_NAME:
+        raise ConfigError(f"task {task.task_id!r}: expected RepairGen provenance, got {prov!r}")
+    if prov.get("version") != GENERATOR_VERSION:
+        raise ConfigError(
+            f"task {task.task_id!r}: generated by RepairGen version {prov.get('version')!r}, "
+            f"this is version {GENERATOR_VERSION!r}"
+        )
+    gen = RepairGenerator(RepairGenConfig.from_dict(prov["config"]), seed=int(prov["seed"]))
+    return gen.generate(int(prov["idx"]))
+
+
+# ---------------------------------------------------------------------- curriculum
+#: Difficulty levels: (min_repairs, max_repairs, magnitude). Level 0 is one large defect,
+#: the last level Vector-Bench's density (up to nine repairs) with subtler corruptions.
+LEVELS: tuple[tuple[int, int, float], ...] = (
+    (1, 1, 1.5),
+    (1, 2, 1.25),
+    (2, 3, 1.0),
+    (3, 4, 1.0),
+    (3, 5, 0.9),
+    (4, 6, 0.8),
+    (5, 7, 0.75),
+    (6, 8, 0.7),
+    (7, 9, 0.6),
+)
+
+
+@dataclass
+class RepairGenCurriculum:
+    """Raise or lower RepairGen's difficulty with the recent success rate.
+
+    After every ``window`` recorded episodes the success rate over them is compared with
+    ``raise_at`` (move one level up) and ``lower_at`` (one level down), then the window is
+    cleared. Levels are :data:`LEVELS` (number of repairs and magnitude).
+
+    Parameters
+    ----------
+    base : RepairGenConfig
+        Every field except ``min_repairs``, ``max_repairs`` and ``magnitude``.
+    level : int
+        Starting level (0-8).
+    window : int
+        Episodes per decision (>= 1).
+    raise_at, lower_at : float
+        Thresholds, ``0 <= lower_at < raise_at <= 1``.
+
+    Examples
+    --------
+    >>> cur = RepairGenCurriculum(window=2)
+    >>> cur.update(True); cur.update(True); cur.level
+    1
+    >>> cur.config().max_repairs
+    2
+    """
+
+    base: RepairGenConfig = field(default_factory=RepairGenConfig)
+    level: int = 0
+    window: int = 50
+    raise_at: float = 0.7
+    lower_at: float = 0.2
+    _recent: deque = field(default_factory=deque, repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.level, int) or not 0 <= self.level < len(LEVELS):
+            raise ConfigError(
+                f"RepairGenCurriculum.level: expected an int in 0..{len(LEVELS) - 1}, got {self.level!r}"
+            )
+        if not isinstance(self.window, int) or self.window < 1:
+            raise ConfigError(
+                f"RepairGenCurriculum.window: expected an int >= 1, got {self.window!r}"
+            )
+        if not 0 <= self.lower_at < self.raise_at <= 1:
+            raise ConfigError(
+                f"RepairGenCurriculum.raise_at: expected 0 <= lower_at < raise_at <= 1, got "
+                f"lower_at={self.lower_at!r}, raise_at={self.raise_at!r}"
+            )
+
+    def update(self, success: bool) -> None:
+        """Record one episode outcome (reward 1 = success) and maybe change level."""
+        self._recent.append(bool(success))
+        if len(self._recent) < self.window:
+            return
+        rate = sum(self._recent) / len(self._recent)
+        self._recent.clear()
+        if rate >= self.raise_at and self.level < len(LEVELS) - 1:
+            self.level += 1
+        elif rate <= self.lower_at and self.level > 0:
+            self.level -= 1
+
+    @property
+    def success_rate(self) -> float | None:
+        """Success rate over the episodes recorded since the last decision (None if none)."""
+        return sum(self._recent) / len(self._recent) if self._recent else None
+
+    def config(self) -> RepairGenConfig:
+        """The generator config for the current level."""
+        lo, hi, mag = LEVELS[self.level]
+        return replace(self.base, min_repairs=lo, max_repairs=hi, magnitude=mag)
+
+
+# ---------------------------------------------------------------------- output
+def write_vector_bench_layout(
+    tasks: Sequence[Task] | Iterator[Task], out: str | Path
+) -> list[Path]:
+    """Write tasks as Vector-Bench task files ``<out>/data/tasks/sv_<task_id>.json``.
+
+    Each file holds one task object with the published field names (``task_id``,
+    ``instruction``, ``initial_svg``, ``target_svg``, ``expected_diff``, ``should_preserve``,
+    plus ``difficulty``, ``category`` and RepairGen's ``metadata``), so
+    :func:`vector_gym.tasks.vector_bench.load_vector_bench` reads the folder back.
+
+    Returns
+    -------
+    list of Path
+        The written files, in task order.
+    """
+    folder = Path(out) / "data" / "tasks"
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for t in tasks:
+        meta = t.meta()
+        obj = {
+            "task_id": t.task_id,
+            "instruction": t.instruction,
+            "initial_svg": t.source_svg,
+            "target_svg": t.target_svg,
+            "expected_diff": [e.to_dict() for e in t.requested_edits],
+            "should_preserve": list(t.protected_ids),
+            "category": FAMILY,
+            "difficulty": meta.get("difficulty"),
+            "input_svg_role": "disturbed",
+            "target_svg_role": "clean",
+        }
+        for k, v in meta.items():
+            obj.setdefault(k, v)
+        path = folder / f"sv_{t.task_id}.json"
+        path.write_text(json.dumps(obj, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        written.append(path)
+    return written

@@ -1,0 +1,335 @@
+"""Locate, move and rewrite the numbers of path data and point lists in place (RepairGen).
+
+RepairGen corrupts geometry by editing numbers inside ``d`` and ``points`` while keeping the
+command letters, implicit repeats and separators of the original, so the corrupted path has
+the same command stream as the clean one (the coordinate-RMS route of spec-reward.md §8.9.7
+then applies to both, with its own δ). Reading follows the ``svg.path`` rules of §8.9.1:
+command splitting, greedy number matching with no skipping, single-character arc flags,
+implicit repeats (``M`` repeats as ``L``), and a current point that starts at the origin.
+
+:func:`respell_path` rewrites a path with one space between all tokens, which turns legal-SVG
+shorthands that the reference's validity gate rejects (``0.5.5``, packed arc flags ``0110``:
+spec §4.3) into an equivalent accepted spelling. Clean sources go through it once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "PathField",
+    "scan_path",
+    "respell_path",
+    "replace_numbers",
+    "format_number",
+    "scan_points",
+    "read_points",
+]
+
+_CMD_CHARS = "MmZzLlHhVvCcSsQqTtAa"
+_CMD_SPLIT = re.compile(f"([{_CMD_CHARS}])")
+_NUM = re.compile(r"[+-]?[0-9]*\.?[0-9]*(?:[eE][+-]?[0-9]+)?")
+_VALID_NUM = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_SEP = " \t\r\n,"
+
+# Field roles per command (upper case), spec §8.9.1 B.
+_FIELDS = {
+    "M": ("x", "y"),
+    "L": ("x", "y"),
+    "T": ("x", "y"),
+    "H": ("x",),
+    "V": ("y",),
+    "C": ("cx", "cy", "cx", "cy", "x", "y"),
+    "S": ("cx", "cy", "x", "y"),
+    "Q": ("cx", "cy", "x", "y"),
+    "A": ("rx", "ry", "rot", "flag", "flag", "x", "y"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PathField:
+    """One number (or arc flag) of a path, with its place in the text.
+
+    Attributes
+    ----------
+    start, end : int
+        Character span in the ``d`` string.
+    value : float
+    role : str
+        ``x``/``y`` (end point), ``cx``/``cy`` (control point), ``rx``/``ry``/``rot``
+        (arc), ``flag``.
+    relative : bool
+        The command letter is lower case (and the field is not the path's first moveto pair,
+        which is relative to the origin and therefore absolute in effect).
+    command : str
+        The command letter as written (``M`` for the moveto that implicit pairs repeat).
+    pair : int
+        Index of the coordinate pair this field belongs to (-1 for radii, rotation, flags).
+    """
+
+    start: int
+    end: int
+    value: float
+    role: str
+    relative: bool
+    command: str
+    pair: int
+
+
+def scan_path(d: str) -> tuple[list[PathField], list[tuple[float, float]]] | None:
+    """Read every number of ``d`` with its role and span, and the absolute points it visits.
+
+    Parameters
+    ----------
+    d : str
+        Path data.
+
+    Returns
+    -------
+    (fields, points) or None
+        ``fields`` in text order; ``points`` the absolute (x, y) of every end and control point
+        (for a bounding box). ``None`` when ``d`` does not read cleanly to its end: a §8.9.1
+        parse error, the silent-truncation case, a ``Z`` before any moveto, or a bad arc flag.
+
+    Examples
+    --------
+    >>> fields, pts = scan_path("M10 10 l5 0")
+    >>> [(f.role, f.value, f.relative) for f in fields]
+    [('x', 10.0, False), ('y', 10.0, False), ('x', 5.0, True), ('y', 0.0, True)]
+    >>> pts
+    [(10.0, 10.0), (15.0, 10.0)]
+    >>> scan_path("M0 0 L") is None, scan_path("M0 0 1 1 1") is None
+    (True, True)
+    """
+    if not isinstance(d, str) or not d.strip():
+        return None
+    if any(ord(ch) > 127 for ch in d):
+        return None
+    pieces = _CMD_SPLIT.split(d)
+    if pieces[0].strip(" \t\r\n\f\v"):
+        return None
+    fields: list[PathField] = []
+    points: list[tuple[float, float]] = []
+    cur = (0.0, 0.0)
+    start_pt: tuple[float, float] | None = None
+    pos = len(pieces[0])
+    pair_no = 0
+    first_command = True
+    for k in range(1, len(pieces), 2):
+        letter = pieces[k]
+        args = pieces[k + 1] if k + 1 < len(pieces) else ""
+        arg_start = pos + 1
+        pos = arg_start + len(args)
+        up = letter.upper()
+        if up == "Z":
+            if args.strip(" \t\r\n\f\v") or start_pt is None:
+                return None
+            cur = start_pt
+            first_command = False
+            continue
+        stripped = args.strip(" \t\r\n\f\v")
+        if not stripped:
+            return None
+        lead = len(args) - len(args.lstrip(" \t\r\n\f\v"))
+        i = lead
+        end_i = lead + len(stripped)
+        roles = _FIELDS[up]
+        rel = letter.islower()
+        set_no = 0
+        while i < end_i:
+            vals: list[tuple[int, int, float, str]] = []
+            for role in roles:
+                if role == "flag":
+                    if i >= end_i:
+                        return None
+                    ch = args[i]
+                    if ch not in "01":
+                        return None
+                    vals.append((i, i + 1, float(ch), role))
+                    i += 1
+                else:
+                    m = _NUM.match(args, i, end_i)
+                    text = m.group() if m else ""
+                    if not text or not _VALID_NUM.fullmatch(text):
+                        # a failure on the first field of a later set is the silent-truncation
+                        # case of §8.9.1; we reject it too (RL mode, spec §16 item 22)
+                        return None
+                    v = float(text)
+                    if role in ("rx", "ry") and v < 0:
+                        return None
+                    vals.append((i, m.end(), v, role))
+                    i = m.end()
+                while i < end_i and args[i] in _SEP:
+                    i += 1
+            # absolute conversion and bookkeeping
+            eff = "L" if (up == "M" and set_no > 0) else up
+            is_first_move = first_command and set_no == 0 and up == "M"
+            base = (0.0, 0.0) if (not rel or is_first_move) else cur
+            pair_of: dict[int, int] = {}
+            px: float | None = None
+            for s, _e, v, role in vals:
+                if role in ("x", "cx"):
+                    px = v
+                    pair_of[s] = pair_no
+                    if eff == "H":
+                        pair_no += 1
+                elif role in ("y", "cy"):
+                    pair_of[s] = pair_no
+                    if eff != "V":
+                        points.append(((px if px is not None else 0.0) + base[0], v + base[1]))
+                    pair_no += 1
+                    px = None
+            if eff == "H":
+                cur = (vals[0][2] + (cur[0] if rel else 0.0), cur[1])
+                points.append(cur)
+            elif eff == "V":
+                cur = (cur[0], vals[0][2] + (cur[1] if rel else 0.0))
+                points.append(cur)
+            else:
+                cur = points[-1]
+            if up == "M" and set_no == 0:
+                start_pt = cur
+            for s, e, v, role in vals:
+                fields.append(
+                    PathField(
+                        start=arg_start + s,
+                        end=arg_start + e,
+                        value=v,
+                        role=role,
+                        relative=rel and not is_first_move,
+                        command=eff.lower() if rel else eff,
+                        pair=pair_of.get(s, -1),
+                    )
+                )
+            set_no += 1
+            first_command = False
+    if not fields:
+        return None
+    return fields, points
+
+
+def format_number(v: float) -> str:
+    """Spell a coordinate with at most three decimals, no exponent, no ``-0``.
+
+    Examples
+    --------
+    >>> format_number(12.0), format_number(-0.0004), format_number(3.14159)
+    ('12', '0', '3.142')
+    """
+    text = f"{round(v, 3):.3f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "", "-") else text
+
+
+def replace_numbers(text: str, spans: dict[tuple[int, int], float]) -> str:
+    """Replace the numbers at the given spans, keeping every other character.
+
+    A space is added where the new spelling would otherwise merge with a neighbouring number
+    (``10-5`` with ``-5`` → ``3`` becomes ``10 3``, not ``103``).
+    """
+    out = []
+    last = 0
+    for (s, e), v in sorted(spans.items()):
+        new = format_number(v)
+        out.append(text[last:s])
+        prev = text[s - 1] if s > 0 else ""
+        if prev and (prev.isdigit() or prev == ".") and new[0] not in "+-":
+            new = " " + new
+        if prev in "eE" and s > 1:
+            new = " " + new
+        nxt = text[e] if e < len(text) else ""
+        if nxt and (nxt.isdigit() or nxt == "."):
+            new = new + " "
+        out.append(new)
+        last = e
+    out.append(text[last:])
+    return "".join(out)
+
+
+def respell_path(d: str) -> str | None:
+    """Rewrite ``d`` with single spaces between every command letter, number and flag.
+
+    The geometry and command stream are unchanged; numbers keep their original spelling.
+    Returns None when :func:`scan_path` rejects ``d``.
+
+    Examples
+    --------
+    >>> respell_path("M0 0c0-1.05.672-1.638 1.575-1.638a5 5 0 0110 10z")
+    'M 0 0 c 0 -1.05 .672 -1.638 1.575 -1.638 a 5 5 0 0 1 10 10 z'
+    """
+    scanned = scan_path(d)
+    if scanned is None:
+        return None
+    fields, _ = scanned
+    out: list[str] = []
+    fi = 0
+    for m in _CMD_SPLIT.finditer(d):
+        # emit fields that precede this letter
+        while fi < len(fields) and fields[fi].start < m.start():
+            f = fields[fi]
+            out.append(d[f.start : f.end])
+            fi += 1
+        out.append(m.group())
+    while fi < len(fields):
+        f = fields[fi]
+        out.append(d[f.start : f.end])
+        fi += 1
+    return " ".join(out)
+
+
+_POINT_NUM = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def scan_points(points: str) -> list[tuple[int, int, float]] | None:
+    """Return (start, end, value) of every number of a ``points`` value, or None if malformed.
+
+    Accepts only numbers separated by whitespace and/or commas (spec §4.3 token stream) with an
+    even count.
+    """
+    out = []
+    pos = 0
+    n = len(points)
+    while pos < n:
+        while pos < n and points[pos] in _SEP:
+            pos += 1
+        if pos >= n:
+            break
+        m = _POINT_NUM.match(points, pos)
+        if not m:
+            return None
+        if out and points[out[-1][1] : m.start()] == "":
+            return None  # packed numbers such as 0.5.5 fail §4.3
+        out.append((m.start(), m.end(), float(m.group())))
+        pos = m.end()
+    if not out or len(out) % 2:
+        return None
+    return out
+
+
+def read_points(points: str) -> list[list[int | float]] | None:
+    """Read ``points`` the way the evaluator does (spec-reward.md §7 step 7).
+
+    Split on whitespace; split each piece on commas, drop empty sub-pieces and convert the rest
+    with ``float()`` (integral values become ints); pieces without numbers are dropped.
+
+    Examples
+    --------
+    >>> read_points("82,96 96,66 110,96")
+    [[82, 96], [96, 66], [110, 96]]
+    >>> read_points("1 2 3 4")
+    [[1], [2], [3], [4]]
+    """
+    out = []
+    for piece in points.split():
+        nums = []
+        for sub in piece.split(","):
+            if not sub:
+                continue
+            try:
+                v = float(sub)
+            except ValueError:
+                return None
+            nums.append(int(v) if v.is_integer() else v)
+        if nums:
+            out.append(nums)
+    return out

@@ -262,6 +262,37 @@ def test_eval_errors(capsys, tmp_path):
     assert code == 2
 
 
+def test_eval_patch_format_and_multi_turn(capsys, tmp_path):
+    """issue 5: the patch oracle scores Full 100 on the 20 bundled tasks through ``eval``."""
+    from vector_gym.svg.patch import diff_patch, patch_to_text
+
+    code, text, err = run_main(
+        capsys,
+        ["eval", "--action-format", "patch", "--runs-dir", str(tmp_path), "--json", "--no-progress"],
+    )
+    (d,) = json.loads(text)  # patch format without --policy: the patch oracle
+    assert code == 0 and d["policy"] == "patch-oracle" and d["n"] == 20
+    assert (d["full"], d["repair"], d["clean"], d["ucr"], d["valid"]) == (100, 100, 100, 0, 100)
+    (path,) = tmp_path.glob("vector-bench-patch-*/patch-oracle.jsonl")
+    rows = read_jsonl(path)
+    by_id = {t.task_id: t for t in TASKS}
+    for r in rows:  # each response is the JSON edit script, not a whole SVG
+        t = by_id[r["task_id"]]
+        assert r["response"] == patch_to_text(diff_patch(t.source_svg, t.target_svg))
+    # multi-turn: identity answers the current SVG three times, the oracle passes at once
+    code, text, _ = run_main(
+        capsys,
+        ["eval", "--max-turns", "3", "--policy", "oracle", "--policy", "identity", "--limit", "3",
+         "--runs-dir", str(tmp_path), "--json", "--no-progress"],
+    )
+    full = {x["policy"]: x["full"] for x in json.loads(text)}
+    assert code == 0 and full == {"oracle": 100, "identity": 0}
+    (path,) = tmp_path.glob("vector-bench-turns3-*/identity.jsonl")
+    assert [r["turns"] for r in read_jsonl(path)] == [3, 3, 3]
+    code, _, err = run_main(capsys, ["eval", "--max-turns", "0", "--runs-dir", str(tmp_path)])
+    assert code == 1 and "max_turns" in err
+
+
 # ---------------------------------------------------------------------------- rescore
 def _published(task_ids):
     return [r for r in read_jsonl(DATA / "outcomes_sv001_020.jsonl.gz") if r["task_id"] in task_ids]

@@ -334,3 +334,84 @@ def test_example_baseline_rollout_prints_table_2(tmp_path, capsys):
         "oracle.jsonl",
         "protected-mutation.jsonl",
     ]
+
+
+# ------------------------------------------------------------------ multi-turn episodes
+class SecondTimeLucky:
+    """Answers prose (no SVG) on a first turn, the target once the env gives feedback."""
+
+    name = "second-time"
+
+    def __init__(self, fail_turn2=()):
+        self.batches: list[list[dict]] = []
+        self.fail_turn2 = set(fail_turn2)
+
+    def generate(self, observations, n=1):
+        self.batches.append([dict(o) for o in observations])
+        out = []
+        for obs in observations:
+            i = int(obs["task_id"][1:])
+            if not obs.get("feedback"):
+                out.append([Completion("I would fix it.", 5, 3, "stop") for _ in range(n)])
+            elif obs["task_id"] in self.fail_turn2:
+                out.append([Completion("", None, None, "error")])
+            else:
+                out.append([Completion(f"<svg>{i + 1}</svg>", 9, 4, "stop")])
+        return out
+
+
+def test_multi_turn_rows_play_each_episode_to_its_end(tmp_path):
+    """Invalid first answer, target second: 2 turns, terminated, return = R_2 = 1 (EditEnv.step)."""
+    env = EditEnv(TASKS, ExactScorer(), max_turns=3)
+    pol = SecondTimeLucky()
+    rows = rollout(env, pol, tmp_path / "r.jsonl", batch_size=10, n=2, progress=False)
+    assert len(rows) == 10 and len(pol.batches) == 2
+    first, second = pol.batches
+    assert len(first) == 5 and all(o["feedback"] == "" for o in first)
+    # turn 2: 10 episodes (5 tasks x 2 samples), each with the editor feedback and current SVG
+    assert len(second) == 10
+    assert second[0]["feedback"] == "The document could not be read."
+    assert second[0]["svg"] == TASKS[0].source_svg  # no SVG in the answer: document unchanged
+    assert set(second[0]) == {"instruction", "svg", "feedback", "task_id", "family"}
+    r = rows[0]
+    assert r["turns"] == 2 and r["terminated"] is True
+    assert r["responses"] == ["I would fix it.", "<svg>1</svg>"] and r["response"] == "<svg>1</svg>"
+    assert r["answer_rewards"] == [0.0, 1.0] and r["reward"] == 1.0
+    assert r["report"] == {"reward": 1.0, "failure_reasons": []}
+    assert (r["prompt_tokens"], r["completion_tokens"], r["finish_reason"]) == (14, 7, "stop")
+    assert read_rows(tmp_path / "r.jsonl") == rows
+    again = SecondTimeLucky()
+    assert rollout(env, again, tmp_path / "r.jsonl", n=2, progress=False) == rows
+    assert again.batches == []
+
+
+def test_multi_turn_truncates_after_k_answers_and_failed_turns_are_retried(tmp_path):
+    env = EditEnv(TASKS, ExactScorer(), max_turns=3)
+    rows = rollout(env, CountingPolicy(), tmp_path / "c.jsonl", batch_size=2, progress=False)
+    # odd tasks answer their (current) SVG every time: three answers, no pass
+    assert [r["turns"] for r in rows] == [1, 3, 1, 3, 1]
+    assert rows[1]["terminated"] is False and rows[1]["answer_rewards"] == [0.0, 0.0, 0.0]
+    assert rows[1]["reward"] == 0.0 and rows[0]["reward"] == 1.0
+    out = tmp_path / "e.jsonl"
+    rows = rollout(env, SecondTimeLucky(fail_turn2={"t3"}), out, progress=False)
+    assert rows[3]["turns"] == 2 and rows[3]["finish_reason"] == "error"  # the episode stops
+    pol = SecondTimeLucky()
+    rows = rollout(env, pol, out, progress=False)
+    assert [len(b) for b in pol.batches] == [1, 1]  # only t3 is played again
+    assert rows[3]["terminated"] is True and rows[3]["reward"] == 1.0
+
+
+def test_patch_format_observations_name_the_action_format(tmp_path):
+    class Spy(CountingPolicy):
+        def generate(self, observations, n=1):
+            for obs in observations:
+                assert obs["action_format"] == "patch"
+            return super().generate(observations, n)
+
+    rows = rollout(
+        EditEnv(TASKS, ExactScorer(), action_format="patch"),
+        Spy(),
+        tmp_path / "r.jsonl",
+        progress=False,
+    )
+    assert "turns" not in rows[0]  # single-turn rows keep their fields

@@ -5,6 +5,9 @@
     table Full, Near, Repair, Progress, Clean, UCR, Valid and the 95% Wilson interval
     of Full (percentages, as in Vector-Bench Table 3). With no arguments it runs the
     four evaluator controls (Vector-Bench Table 2) on the bundled tasks.
+    ``--action-format patch`` scores JSON edit scripts (default policy ``patch-oracle``) and
+    ``--max-turns K`` plays multi-turn episodes (one row per episode); both are passed to the
+    env constructor.
 ``vector-gym rescore PATH``
     Re-score stored outputs (JSON Lines, plain or gzip, or a directory of
     ``data/model-results/*.json``) without running any policy, and print the
@@ -62,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--policy",
         action="append",
         metavar="SPEC",
-        help="policy spec (repeatable): identity, oracle, protected-mutation, malformed-target, scripted (SVGEditBench v1 baseline), KIND:ARG (hf:PATH, openai:MODEL, vllm:MODEL)",
+        help="policy spec (repeatable): identity, oracle, protected-mutation, malformed-target, patch-oracle (oracle for --action-format patch), scripted (SVGEditBench v1 baseline), KIND:ARG (hf:PATH, openai:MODEL, vllm:MODEL)",
     )
     ev.add_argument(
         "--out",
@@ -90,6 +93,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--report", metavar="DIR", help="also write the HTML report of the runs into DIR"
     )
     ev.add_argument("--limit", type=int, metavar="N", help="only the first N tasks of the env")
+    ev.add_argument(
+        "--action-format",
+        choices=("svg", "patch"),
+        default="svg",
+        help="answer format the env scores: a whole SVG, or a JSON edit script applied to the "
+        "source (default: svg; with patch and no --policy, runs patch-oracle)",
+    )
+    ev.add_argument(
+        "--max-turns",
+        type=int,
+        default=1,
+        metavar="K",
+        help="answers per episode: after one that is not a full pass the policy sees the current "
+        "SVG and editor feedback and answers again, up to K (default: 1)",
+    )
     ev.add_argument(
         "--backend",
         choices=("skia", "resvg", "cairosvg"),
@@ -192,6 +210,10 @@ def _make_env(args: argparse.Namespace) -> tuple[Any, str]:
         kwargs["parity"] = True
     if getattr(args, "backend", None):
         kwargs["backend"] = args.backend
+    if getattr(args, "action_format", "svg") != "svg":
+        kwargs["action_format"] = args.action_format
+    if getattr(args, "max_turns", 1) != 1:
+        kwargs["max_turns"] = args.max_turns
     try:
         return gymnasium.make(env_id, **kwargs), alias
     except TypeError as exc:  # e.g. --parity for an env whose scorer has no parity mode
@@ -206,7 +228,17 @@ def _default_out(
     from vector_gym.tasks.task import corpus_hash
 
     backend = getattr(args, "backend", None)
-    tag = alias + ("-parity" if args.parity else "") + (f"-{backend}" if backend else "") + "-" + corpus_hash(tasks)[:8]
+    fmt = getattr(args, "action_format", "svg")
+    turns = getattr(args, "max_turns", 1)
+    tag = (
+        alias
+        + ("-parity" if args.parity else "")
+        + (f"-{backend}" if backend else "")
+        + (f"-{fmt}" if fmt != "svg" else "")
+        + (f"-turns{turns}" if turns != 1 else "")
+        + "-"
+        + corpus_hash(tasks)[:8]
+    )
     return Path(args.runs_dir) / tag / f"{_slug(policy_name)}.jsonl"
 
 
@@ -236,10 +268,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             )
             if v is not None
         }
-        specs = args.policy or list(CONTROL_POLICIES)
+        default_specs = ["patch-oracle"] if args.action_format == "patch" else list(CONTROL_POLICIES)
+        specs = args.policy or default_specs
         rows: list[dict[str, Any]] = []
         for spec in specs:
-            is_control = spec.partition(":")[0] in CONTROL_POLICIES
+            is_control = spec.partition(":")[0] in (*CONTROL_POLICIES, "patch-oracle")
             policy = make_policy(spec, tasks, **({} if is_control else options))
             out = Path(args.out) if args.out else _default_out(args, alias, tasks, policy.name)
             if out not in run_files:

@@ -32,6 +32,32 @@ evaluator controls; protocols.md: report the budget with every result), ``elapse
 (seconds: this row's share of the batch's ``generate`` wall time plus its own
 scoring time), ``reward`` (the env's scalar step reward) and ``report`` (the
 scorer report's ``to_dict()``).
+
+Observations
+------------
+Each observation the policy gets is the env's (``instruction``, ``svg``, and
+``feedback`` in multi-turn episodes) plus ``task_id``, ``family`` (it picks the chat
+template, :mod:`vector_gym.policies.templates`) and, for an env built with
+``action_format="patch"``, ``"action_format": "patch"`` (absent means ``"svg"``), so
+that model policies ask for a JSON edit script.
+
+Multi-turn episodes
+-------------------
+For an env built with ``max_turns=k > 1`` each row is one whole episode: after an
+answer that neither terminates nor truncates the episode, the policy is called again
+(``n=1``, batched over the batch's live episodes) with the next observation (the
+current SVG and the editor feedback), until the env terminates (full pass) or
+truncates (k answers). The env holds one episode at a time, so a turn is reached by
+``reset`` and replaying the episode's earlier answers (the env is deterministic given
+its answers; scoring cost grows as k squared / 2 per episode). Such rows also hold
+``turns`` (answers given), ``responses`` (every answer, in order; ``response`` is the
+last), ``answer_rewards`` (R_1..R_T, each answer's scalar reward), ``terminated``
+(ended on a full pass) and ``reward`` = the episode return (sum of the step rewards
+R_t - R_(t-1), which equals R_T); ``report`` is the last answer's report,
+``prompt_tokens`` and ``completion_tokens`` are sums over the turns (None when a turn
+has no count), ``finish_reason`` and ``truncated`` those of the last answer. An answer
+whose completion failed (``finish_reason == "error"``) ends the episode, so the row is
+retried on resume.
 """
 
 from __future__ import annotations
@@ -39,7 +65,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -149,7 +176,9 @@ def rollout(
         For a task list with a custom scorer, pass ``EditEnv(tasks, scorer)``.
     policy : Policy
         ``generate(observations, n)`` is called with up to ``batch_size``
-        observations ``{"instruction", "svg", "task_id", "family"}`` at a time.
+        observations ``{"instruction", "svg", "task_id", "family"}`` at a time
+        (plus ``"action_format"`` and ``"feedback"`` where the env has them; module
+        docstring). In multi-turn envs the later turns call ``generate(..., n=1)``.
     out_path : path
         JSON Lines output (created with its parent folders; appended to; resumed).
     batch_size : int
@@ -203,6 +232,27 @@ def rollout(
     pending = [t for t in tasks if any(key(t.task_id, i) not in done for i in range(n))]
     todo = sum(1 for t in pending for i in range(n) if key(t.task_id, i) not in done)
     budget = getattr(policy, "token_budget", None)
+    fmt = getattr(base, "action_format", "svg")
+    multi = int(getattr(base, "max_turns", 1)) > 1
+
+    def observe(obs: Mapping[str, Any], t: Any) -> dict[str, Any]:
+        obs = dict(obs)
+        obs["task_id"] = t.task_id
+        # The family picks the benchmark's chat template (policies.templates).
+        obs.setdefault("family", t.family or getattr(base, "default_family", ""))
+        if fmt != "svg":  # the action format picks the edit-script template
+            obs.setdefault("action_format", fmt)
+        return obs
+
+    def write(row: dict[str, Any], k: tuple[Any, ...], fh: Any) -> None:
+        fh.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+        have[k] = row
+        if not is_error_row(row):
+            done.add(k)
+        if bar is not None:
+            bar.update(1)
 
     bar = None
     if progress and todo:
@@ -215,11 +265,7 @@ def rollout(
                 observations = []
                 for t in batch:
                     obs, _ = env.reset(options={"task_id": t.task_id})
-                    obs = dict(obs)
-                    obs["task_id"] = t.task_id
-                    # The family picks the benchmark's chat template (policies.templates).
-                    obs.setdefault("family", t.family or getattr(base, "default_family", ""))
-                    observations.append(obs)
+                    observations.append(observe(obs, t))
                 max_tokens = {
                     o["task_id"]: (int(budget(o)) if callable(budget) else None)
                     for o in observations
@@ -233,22 +279,32 @@ def rollout(
                         f"got {[len(c) for c in completions]}"
                     )
                 share = gen_s / (len(batch) * n)
-                for t, comps in zip(batch, completions, strict=True):
-                    for i, comp in enumerate(comps):
-                        k = key(t.task_id, i)
-                        if k in done:
-                            continue
-                        row = _play(
-                            env, name, pname, t.task_id, i, comp, share, max_tokens[t.task_id]
-                        )
-                        fh.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
-                        fh.flush()
-                        os.fsync(fh.fileno())
-                        have[k] = row
-                        if not is_error_row(row):
-                            done.add(k)
-                        if bar is not None:
-                            bar.update(1)
+                if multi:
+                    episodes = [
+                        _Episode(t, i, max_tokens[t.task_id], [comp], share)
+                        for t, comps in zip(batch, completions, strict=True)
+                        for i, comp in enumerate(comps)
+                        if key(t.task_id, i) not in done
+                    ]
+                    _play_episodes(
+                        env,
+                        policy,
+                        pname,
+                        episodes,
+                        batch_size,
+                        observe,
+                        lambda ep: write(ep.row(name, pname), key(ep.task.task_id, ep.index), fh),
+                    )
+                else:
+                    for t, comps in zip(batch, completions, strict=True):
+                        for i, comp in enumerate(comps):
+                            k = key(t.task_id, i)
+                            if k in done:
+                                continue
+                            row = _play(
+                                env, name, pname, t.task_id, i, comp, share, max_tokens[t.task_id]
+                            )
+                            write(row, k, fh)
                 if bar is not None:
                     # tqdm redraws at most every 0.1 s of *row* updates; redraw once per batch
                     # so the count and the time left show after every policy call.
@@ -257,6 +313,101 @@ def rollout(
         if bar is not None:
             bar.close()
     return [have[key(t.task_id, i)] for t in tasks for i in range(n)]
+
+
+def _check_completion(comp: Any, pname: str) -> None:
+    if not isinstance(comp, Completion):
+        raise RuntimeError(
+            f"policy {pname!r}: expected Completion objects, got {type(comp).__name__}"
+        )
+
+
+def _sum_tokens(values: Sequence[int | None]) -> int | None:
+    return None if any(v is None for v in values) else int(sum(values))  # type: ignore[arg-type]
+
+
+@dataclass
+class _Episode:
+    """One multi-turn episode in flight: its answers so far and what the env said."""
+
+    task: Any
+    index: int
+    max_tokens: int | None
+    comps: list[Completion]
+    gen_s: float
+    score_s: float = 0.0
+    step_rewards: list[float] = field(default_factory=list)
+    answer_rewards: list[float] = field(default_factory=list)
+    report: Any = None
+    terminated: bool = False
+    finished: bool = False
+    obs: dict[str, Any] | None = None
+
+    def row(self, name: str, pname: str) -> dict[str, Any]:
+        last = self.comps[-1]
+        return {
+            "env": name,
+            "task_id": self.task.task_id,
+            "policy": pname,
+            "sample_index": self.index,
+            "response": last.text,
+            "prompt_tokens": _sum_tokens([c.prompt_tokens for c in self.comps]),
+            "completion_tokens": _sum_tokens([c.completion_tokens for c in self.comps]),
+            "finish_reason": last.finish_reason,
+            "truncated": last.truncated,
+            "max_tokens": self.max_tokens,
+            "elapsed_s": round(self.gen_s + self.score_s, 6),
+            "reward": float(sum(self.step_rewards)),
+            "report": self.report,
+            "turns": len(self.comps),
+            "responses": [c.text for c in self.comps],
+            "answer_rewards": list(self.answer_rewards),
+            "terminated": self.terminated,
+        }
+
+
+def _play_episodes(
+    env: Any,
+    policy: Policy,
+    pname: str,
+    episodes: list[_Episode],
+    batch_size: int,
+    observe: Any,
+    finish: Any,
+) -> None:
+    """Play multi-turn episodes to their end; ``finish(episode)`` as each one ends."""
+    live = list(episodes)
+    while live:
+        for ep in live:
+            comp = ep.comps[-1]
+            _check_completion(comp, pname)
+            t0 = time.perf_counter()
+            env.reset(options={"task_id": ep.task.task_id})
+            for earlier in ep.comps[:-1]:  # replay: the env holds one episode at a time
+                env.step(earlier.text)
+            obs, reward, term, trunc, info = env.step(comp.text)
+            ep.score_s += time.perf_counter() - t0
+            ep.step_rewards.append(float(reward))
+            ep.answer_rewards.append(float(info.get("answer_reward", reward)))
+            ep.report = info["report"]
+            ep.terminated = bool(term)
+            ep.finished = bool(term or trunc) or comp.finish_reason == "error"
+            ep.obs = None if ep.finished else observe(obs, ep.task)
+            if ep.finished:
+                finish(ep)
+        live = [ep for ep in live if not ep.finished]
+        for chunk in _chunks(live, batch_size):
+            t0 = time.perf_counter()
+            completions = policy.generate([ep.obs for ep in chunk], n=1)
+            gen_s = time.perf_counter() - t0
+            if len(completions) != len(chunk) or any(len(c) != 1 for c in completions):
+                raise RuntimeError(
+                    f"policy {pname!r}: expected {len(chunk)} lists of 1 completion, "
+                    f"got {[len(c) for c in completions]}"
+                )
+            for ep, (comp,) in zip(chunk, completions, strict=True):
+                ep.comps.append(comp)
+                ep.gen_s += gen_s / len(chunk)
 
 
 def _play(
@@ -270,10 +421,7 @@ def _play(
     max_tokens: int | None,
 ) -> dict[str, Any]:
     """Play one completion as one episode and build its row."""
-    if not isinstance(comp, Completion):
-        raise RuntimeError(
-            f"policy {pname!r}: expected Completion objects, got {type(comp).__name__}"
-        )
+    _check_completion(comp, pname)
     t0 = time.perf_counter()
     env.reset(options={"task_id": task_id})
     _, reward, _, _, info = env.step(comp.text)

@@ -108,3 +108,50 @@ def test_gymnasium_checker_accepts_multi_turn_patch_envs():
     check_env(env, skip_render_check=True)
     obs, _ = env.reset(seed=1)
     assert obs in env.observation_space and obs["feedback"] == ""
+
+
+class InvalidThenTarget:
+    """A scripted policy: a malformed SVG on the first turn, the target after any feedback."""
+
+    name = "invalid-then-target"
+
+    def __init__(self, tasks):
+        self.targets = {t.task_id: t.target_svg for t in tasks}
+        self.seen = []
+
+    def generate(self, observations, n=1):
+        from vector_gym.policies.base import Completion
+
+        self.seen.extend(dict(o) for o in observations)
+        return [
+            [
+                Completion(self.targets[o["task_id"]] if o["feedback"] else "<svg><g></svg>")
+                for _ in range(n)
+            ]
+            for o in observations
+        ]
+
+
+def test_rollout_plays_two_turn_episodes_to_a_full_pass(tmp_path):
+    """issue 5: first answer invalid, second the oracle: 2 turns, terminated, Full 100."""
+    from vector_gym.policies.templates import build_messages
+    from vector_gym.rollout import rollout
+    from vector_gym.summary import summarize
+
+    env = VectorBenchEnv(max_turns=3)
+    ids = env.task_ids[:4]
+    pol = InvalidThenTarget(env.tasks)
+    rows = rollout(env, pol, tmp_path / "r.jsonl", task_ids=ids, progress=False)
+    assert [r["turns"] for r in rows] == [2, 2, 2, 2] and all(r["terminated"] for r in rows)
+    # returns: R_2 = spec reward 1 + 0.2 * repair_progress 1 (VectorBenchEnv reward)
+    assert all(r["answer_rewards"] == [0.0, pytest.approx(1.2)] for r in rows)
+    assert all(r["reward"] == pytest.approx(1.2) for r in rows)
+    (s,) = summarize(rows)
+    assert (s.n, s.full, s.valid) == (4, 1.0, 1.0)
+    # the second turn showed the current (malformed) document and the editor's parse error
+    later = [o for o in pol.seen if o["feedback"]]
+    assert len(later) == 4 and later[0]["svg"] == "<svg><g></svg>"
+    assert "not well-formed" in later[0]["feedback"]
+    _, user = build_messages(later[:1])[0]
+    assert "Current SVG (after your last answer):\n<svg><g></svg>" in user["content"]
+    assert "Editor feedback:\nThe document is not well-formed XML" in user["content"]

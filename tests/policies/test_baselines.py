@@ -123,3 +123,30 @@ def test_baselines_import_neither_envs_nor_rewards():
         mods = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
         mods += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         assert not [m for m in mods if m.startswith(("vector_gym.envs", "vector_gym.rewards"))], f
+
+
+def test_patch_oracle_answers_the_edit_script_to_the_target():
+    import json
+
+    from vector_gym.policies.baselines import PatchOraclePolicy
+    from vector_gym.svg.patch import apply_patch, diff_patch
+
+    p = make_policy("patch-oracle", TASKS)
+    assert isinstance(p, PatchOraclePolicy) and p.name == "patch-oracle"
+    task = TASKS[0]
+    ((c1, c2),) = p.generate([obs_of(task)], n=2)
+    assert c1 == c2 and c1.finish_reason == "stop"
+    assert json.loads(c1.text) == diff_patch(task.source_svg, task.target_svg)
+    assert len(c1.text) < len(task.target_svg) / 10
+    # later turns: the script starts from the observed (current) document
+    current = apply_patch(task.source_svg, [json.loads(c1.text)[0]]).svg
+    ((c,),) = p.generate([{**obs_of(task), "svg": current}])
+    assert apply_patch(current, c.text).svg == apply_patch(task.source_svg, c1.text).svg
+    assert json.loads(c.text) == json.loads(c1.text)[1:]
+    # an observed SVG that does not parse: the script from the task's source
+    ((c,),) = p.generate([{**obs_of(task), "svg": "<svg><g></svg>"}])
+    assert c.text == c1.text
+    with pytest.raises(ConfigError, match="no argument"):
+        make_policy("patch-oracle:x", TASKS)
+    with pytest.raises(ConfigError, match="task_id"):
+        p.generate([{"svg": task.source_svg}])

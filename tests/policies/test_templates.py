@@ -120,3 +120,100 @@ def test_default_budget_follows_the_public_runner_rule():
     assert default_max_tokens({"svg": "x" * 30_001, "family": "svgeditbench-v2"}) == 8192
     with pytest.raises(ConfigError, match="ceiling"):
         default_max_tokens({"svg": ""}, ceiling=0)
+
+
+# ------------------------------------------------------------ action formats and multi-turn
+def test_patch_format_selects_the_edit_script_templates():
+    """issue 5: a prompt template for each action format; the observation's action_format picks it."""
+    from vector_gym.policies.templates import (
+        SVGEDITBENCH_V1_PATCH,
+        SVGEDITBENCH_V2_PATCH,
+        VECTOR_BENCH_PATCH,
+        template_key,
+    )
+    from vector_gym.svg.patch import PATCH_FORMAT_INSTRUCTIONS
+
+    obs = {"instruction": "Fix the door.", "svg": SVG, "action_format": "patch"}
+    assert template_key(obs) == "vector-bench:patch"
+    assert select_template(obs) is VECTOR_BENCH_PATCH
+    assert select_template({**obs, "family": "repairgen"}) is VECTOR_BENCH_PATCH
+    assert select_template({**obs, "family": "svgeditbench-v2"}) is SVGEDITBENCH_V2_PATCH
+    assert select_template({**obs, "family": "svgeditbench-v1"}) is SVGEDITBENCH_V1_PATCH
+    assert select_template({**obs, "action_format": "svg"}) is VECTOR_BENCH
+    system, user = VECTOR_BENCH_PATCH.messages(obs)
+    # the edit-script syntax verbatim (its JSON braces survive formatting), no whole-SVG rule
+    assert system["content"].endswith(PATCH_FORMAT_INSTRUCTIONS)
+    assert '[{"set": "door", "x": "128"}, {"delete": "stray-mark"}]' in system["content"]
+    assert "exactly one complete, valid SVG document" not in system["content"]
+    assert user["content"] == f"Repair request:\nFix the door.\n\nCorrupted SVG:\n{SVG}"
+    (v2,) = SVGEDITBENCH_V2_PATCH.messages({**obs, "family": "svgeditbench-v2"})
+    assert PATCH_FORMAT_INSTRUCTIONS in v2["content"] and v2["content"].endswith(
+        f"```svg\n{SVG}\n```"
+    )
+    assert "Only return the output SVG code" not in v2["content"]
+    # overrides use FAMILY:patch keys; an unknown format is an error
+    mine = ChatTemplate(name="mine", user="{svg}")
+    assert select_template(obs, templates={"vector-bench:patch": mine}) is mine
+    assert (
+        select_template({**obs, "action_format": "svg"}, templates={"vector-bench:patch": mine})
+        is VECTOR_BENCH
+    )
+    with pytest.raises(ConfigError, match="action_format"):
+        select_template({**obs, "action_format": "diff"})
+    assert task_observation(load_one(), action_format="patch")["action_format"] == "patch"
+    assert "action_format" not in task_observation(load_one())
+
+
+def load_one():
+    from vector_gym.tasks.vector_bench import load_vector_bench
+
+    return load_vector_bench()[0]
+
+
+def test_multi_turn_observations_show_the_current_svg_and_the_feedback():
+    """issue 5: later turns show what a person at an editor would see (docs: MULTI_TURN_INSTRUCTIONS)."""
+    from vector_gym.policies.templates import VECTOR_BENCH_PATCH
+    from vector_gym.svg.patch import MULTI_TURN_INSTRUCTIONS
+
+    first = {"instruction": "Fix the door.", "svg": SVG, "feedback": ""}
+    system, user = VECTOR_BENCH.messages(first)
+    assert system["content"].endswith(" " + MULTI_TURN_INSTRUCTIONS)
+    assert user["content"] == f"Repair request:\nFix the door.\n\nCorrupted SVG:\n{SVG}"
+    current = "<svg><g></svg>"
+    later = {
+        "instruction": "Fix the door.",
+        "svg": current,
+        "feedback": "The document is not well-formed XML.",
+    }
+    for template in (VECTOR_BENCH, VECTOR_BENCH_PATCH):
+        system, user = template.messages(later)
+        assert system["content"].endswith(MULTI_TURN_INSTRUCTIONS)
+        assert user["content"] == (
+            "Repair request:\nFix the door.\n\nCurrent SVG (after your last answer):\n"
+            f"{current}\n\nEditor feedback:\nThe document is not well-formed XML."
+        )
+    # no system message: the note follows the user message
+    (v2,) = SVGEDITBENCH_V2.messages({**later, "family": "svgeditbench-v2"})
+    assert v2["content"].endswith(
+        f"```svg\n{current}\n```\n\nEditor feedback on your last answer:\n"
+        f"The document is not well-formed XML.\n\n{MULTI_TURN_INSTRUCTIONS}"
+    )
+    # v1's stored prompt embeds the source: later turns add the current document
+    (v1,) = SVGEDITBENCH_V1.messages({**later, "family": "svgeditbench-v1"})
+    assert v1["content"].startswith(
+        "Fix the door.\n\nYour last answer produced this SVG:\n```svg\n" + current
+    )
+    # a custom template without followup gets the feedback after its user message; None = no note
+    plain = ChatTemplate(name="plain", user="{svg}", multi_turn=None)
+    assert plain.messages(later) == [
+        {
+            "role": "user",
+            "content": f"{current}\n\nEditor feedback on your last answer:\nThe document is not well-formed XML.",
+        }
+    ]
+    # single-turn observations (no "feedback" key) are unchanged
+    assert VECTOR_BENCH.messages({"instruction": "i", "svg": SVG})[0]["content"].endswith(
+        "explanation."
+    )
+    with pytest.raises(ConfigError, match="followup"):
+        ChatTemplate(name="bad", user="{svg}", followup="{target}")

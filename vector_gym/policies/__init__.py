@@ -1,7 +1,8 @@
 """Policies (layer 5): a batch of observations in, a batch of completions out.
 
 :func:`make_policy` builds a policy from a spec string, as the CLI's ``--policy``
-does: ``identity``, ``oracle``, ``protected-mutation``, ``malformed-target``, or
+does: ``identity``, ``oracle``, ``protected-mutation``, ``malformed-target``,
+``patch-oracle`` (the oracle for ``action_format="patch"`` envs), or
 ``KIND:ARG`` for adapters that take an argument (``hf:PATH``, ``openai:MODEL``,
 ``vllm:MODEL``). Factories are registered as ``"module:function"`` strings, imported
 only when used, so adding a backend is one line in :data:`POLICY_FACTORIES`.
@@ -29,6 +30,8 @@ POLICY_FACTORIES: dict[str, str] = {
     "oracle": "vector_gym.policies.baselines:_make_oracle",
     "protected-mutation": "vector_gym.policies.baselines:_make_protected_mutation",
     "malformed-target": "vector_gym.policies.baselines:_make_malformed_target",
+    # Oracle for envs with action_format="patch": the JSON edit script source -> target.
+    "patch-oracle": "vector_gym.policies.baselines:_make_patch_oracle",
     # SVGEditBench v1 scripted baseline (reads the v1 prompt, edits the SVG text).
     "scripted": "vector_gym.policies.scripted:_make_scripted",
     # Model adapters: factory(arg, tasks, **options); options from the CLI (--base-url, ...).

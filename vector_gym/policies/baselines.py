@@ -14,7 +14,11 @@ ProtectedMutationPolicy  target + one ``data-*`` attribute on the    Full 0, Rep
 MalformedTargetPolicy    the target cut in half (does not parse)     Full 0, Valid 0, UCR undefined
 =======================  ==========================================  ==============================
 
-Layer 5: imports tasks (layer 3) only, never envs or rewards. The controls that
+:class:`PatchOraclePolicy` is the oracle for envs built with ``action_format="patch"``:
+it answers with the JSON edit script that turns the observed SVG into the target
+(:func:`vector_gym.svg.patch.diff_patch`), expected Full 100 like the oracle.
+
+Layer 5: imports tasks (layer 3) and the patch syntax (layer 1) only, never envs or rewards. The controls that
 need the target look it up by ``observation["task_id"]``, which the rollout adds to
 every observation it hands to a policy.
 
@@ -29,8 +33,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from vector_gym.errors import ConfigError, UnknownTaskError
+from vector_gym.errors import ConfigError, SVGParseError, UnknownTaskError
 from vector_gym.policies.base import Completion
+from vector_gym.svg.patch import diff_patch, patch_to_text
 from vector_gym.tasks.task import Task
 
 __all__ = [
@@ -38,6 +43,7 @@ __all__ = [
     "IdentityPolicy",
     "MalformedTargetPolicy",
     "OraclePolicy",
+    "PatchOraclePolicy",
     "ProtectedMutationPolicy",
     "malformed_target",
     "protected_mutation",
@@ -171,6 +177,49 @@ class OraclePolicy(_TargetPolicy):
         return task.target_svg
 
 
+class PatchOraclePolicy(_TargetPolicy):
+    """Answer with the edit script from the observed SVG to the target (patch-format oracle).
+
+    For envs built with ``action_format="patch"``. The script is
+    :func:`vector_gym.svg.patch.diff_patch` of ``observation["svg"]`` (the source, or in
+    a multi-turn episode the current document) and the target, serialised with
+    :func:`~vector_gym.svg.patch.patch_to_text`; when the observed SVG does not parse,
+    the script is computed from the task's source SVG instead.
+    """
+
+    name = "patch-oracle"
+
+    def answer(self, task: Task) -> str:
+        """Return the edit script from ``task.source_svg`` to ``task.target_svg`` (JSON text)."""
+        return patch_to_text(diff_patch(task.source_svg, task.target_svg))
+
+    def generate(
+        self, observations: Sequence[Mapping[str, Any]], n: int = 1
+    ) -> list[list[Completion]]:
+        """Answer each observation with ``n`` copies of the script from its SVG to the target.
+
+        Raises
+        ------
+        ConfigError
+            An observation has no ``task_id``.
+        UnknownTaskError
+            The ``task_id`` is not among the tasks this policy was given.
+        """
+        _check_n(n)
+        out = []
+        for obs in observations:
+            task = self._task_for(obs)
+            current = obs.get("svg")
+            try:
+                if not isinstance(current, str):
+                    raise SVGParseError("not_text", "observation has no SVG text")
+                text = patch_to_text(diff_patch(current, task.target_svg))
+            except SVGParseError:
+                text = self.answer(task)
+            out.append([Completion(text=text, finish_reason="stop") for _ in range(n)])
+        return out
+
+
 class ProtectedMutationPolicy(_TargetPolicy):
     """Return the target plus one protected mutation ("target + protected mutation")."""
 
@@ -204,6 +253,11 @@ def _make_identity(arg: str | None, tasks: Sequence[Task]) -> IdentityPolicy:
 def _make_oracle(arg: str | None, tasks: Sequence[Task]) -> OraclePolicy:
     _no_arg("oracle", arg)
     return OraclePolicy(tasks)
+
+
+def _make_patch_oracle(arg: str | None, tasks: Sequence[Task]) -> PatchOraclePolicy:
+    _no_arg("patch-oracle", arg)
+    return PatchOraclePolicy(tasks)
 
 
 def _make_protected_mutation(arg: str | None, tasks: Sequence[Task]) -> ProtectedMutationPolicy:

@@ -22,6 +22,23 @@ An observation is a mapping with ``"instruction"`` and ``"svg"`` (the source
 SVG) and an optional ``"family"`` (the task family, e.g. ``"vector-bench"``)
 that selects the template; :func:`task_observation` builds one from a task.
 
+Action formats. An env built with ``action_format="patch"`` scores a JSON edit
+script instead of a whole SVG (:mod:`vector_gym.svg.patch`); the rollout then adds
+``"action_format": "patch"`` to each observation (absent means ``"svg"``), and
+:func:`select_template` picks the family's patch template from
+:data:`PATCH_TEMPLATES`: the same request and SVG, with
+:data:`~vector_gym.svg.patch.PATCH_FORMAT_INSTRUCTIONS` (the script's syntax and an
+example) in place of the "return one complete SVG" rule.
+
+Multi-turn episodes. An env built with ``max_turns > 1`` adds ``"feedback"`` to its
+observations: ``""`` on the first turn, then what an editor shows about the last
+answer (parse and validity errors) while ``"svg"`` holds the current document. A
+template then adds :data:`~vector_gym.svg.patch.MULTI_TURN_INSTRUCTIONS` (to the
+system message, or after the user message when there is none), and on later turns
+renders :attr:`ChatTemplate.followup`: the request, the current SVG and the editor
+feedback. Each turn is one fresh conversation built from the observation alone
+(policies are stateless).
+
 The output token budget of each protocol is here too (:func:`default_max_tokens`):
 the model policies use it whenever no explicit ``max_tokens`` is given.
 """
@@ -34,14 +51,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from vector_gym.errors import ConfigError
+from vector_gym.svg.patch import MULTI_TURN_INSTRUCTIONS, PATCH_FORMAT_INSTRUCTIONS
 
 __all__ = [
     "ChatTemplate",
     "VECTOR_BENCH",
+    "VECTOR_BENCH_PATCH",
     "SVGEDITBENCH_V2",
+    "SVGEDITBENCH_V2_PATCH",
     "SVGEDITBENCH_V1",
+    "SVGEDITBENCH_V1_PATCH",
     "TEMPLATES",
+    "PATCH_TEMPLATES",
+    "ACTION_FORMATS",
     "DEFAULT_FAMILY",
+    "template_key",
     "select_template",
     "build_messages",
     "task_observation",
@@ -53,7 +77,10 @@ __all__ = [
 
 Message = dict[str, str]
 
-_FIELDS = ("instruction", "svg", "task_id", "family")
+_FIELDS = ("instruction", "svg", "task_id", "family", "feedback", "action_format")
+
+#: Added after the user message of a later turn when a template has no ``followup``.
+_DEFAULT_FEEDBACK = "\n\nEditor feedback on your last answer:\n{feedback}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,12 +93,24 @@ class ChatTemplate:
         Label recorded with rollouts (e.g. ``"vector-bench"``).
     user : str
         :meth:`str.format` string for the user message. Fields:
-        ``{instruction}``, ``{svg}`` (the source SVG), ``{task_id}``,
-        ``{family}``. Write literal braces as ``{{``
-        and ``}}``. Substituted values are inserted verbatim (an SVG's own
-        braces are never interpreted).
+        ``{instruction}``, ``{svg}`` (the source SVG; in a multi-turn episode the
+        current document), ``{task_id}``, ``{family}``, ``{feedback}`` (the editor
+        feedback of a multi-turn episode) and ``{action_format}``. Write literal
+        braces as ``{{`` and ``}}``. Substituted values are inserted verbatim (an
+        SVG's own braces are never interpreted).
     system : str or None
-        The system message, or None for none.
+        The system message (a format string too), or None for none.
+    followup : str or None
+        Format string of the user message on the later turns of a multi-turn
+        episode (observations whose ``"feedback"`` is non-empty). None: ``user``
+        followed by a blank line, ``Editor feedback on your last answer:`` and
+        ``{feedback}``.
+    multi_turn : str or None
+        Literal text (not a format string) that tells the policy it may answer
+        again; added to every turn of a multi-turn episode (observations with a
+        ``"feedback"`` key): after the system message, or after the user message
+        when ``system`` is None. Default
+        :data:`~vector_gym.svg.patch.MULTI_TURN_INSTRUCTIONS`; None adds nothing.
 
     Raises
     ------
@@ -89,9 +128,19 @@ class ChatTemplate:
     name: str
     user: str
     system: str | None = None
+    followup: str | None = None
+    multi_turn: str | None = MULTI_TURN_INSTRUCTIONS
 
     def __post_init__(self) -> None:
-        for label, text in (("user", self.user), ("system", self.system)):
+        if self.multi_turn is not None and not isinstance(self.multi_turn, str):
+            raise ConfigError(
+                f"ChatTemplate.multi_turn: expected str or None, got {type(self.multi_turn).__name__}"
+            )
+        for label, text in (
+            ("user", self.user),
+            ("system", self.system),
+            ("followup", self.followup),
+        ):
             if text is None:
                 continue
             if not isinstance(text, str):
@@ -113,7 +162,9 @@ class ChatTemplate:
         ----------
         observation : mapping
             Needs the keys this template's strings name (``"svg"`` for the
-            source SVG, ``"instruction"`` ...).
+            source SVG, ``"instruction"`` ...). A ``"feedback"`` key marks a
+            multi-turn episode (see the class parameters ``followup`` and
+            ``multi_turn``); a non-empty one a later turn.
 
         Returns
         -------
@@ -125,12 +176,32 @@ class ChatTemplate:
         ------
         ConfigError
             When the observation lacks a key the template needs.
+
+        Examples
+        --------
+        >>> t = ChatTemplate(name="plain", user="{svg}", multi_turn="Try again if told.")
+        >>> t.messages({"svg": "<svg/>", "feedback": ""})[0]["content"]
+        '<svg/>\\n\\nTry again if told.'
+        >>> t.messages({"svg": "<svg/>", "feedback": "It does not parse."})[0]["content"]
+        '<svg/>\\n\\nEditor feedback on your last answer:\\nIt does not parse.\\n\\nTry again if told.'
         """
         values = _Values(observation, self.name)
+        feedback = observation.get("feedback")
+        multi = feedback is not None
+        user = self.user
+        if multi and feedback:
+            user = self.followup if self.followup is not None else self.user + _DEFAULT_FEEDBACK
+        system = None if self.system is None else self.system.format_map(values)
+        content = user.format_map(values)
+        if multi and self.multi_turn:
+            if system is not None:
+                system = f"{system} {self.multi_turn}"
+            else:
+                content = f"{content}\n\n{self.multi_turn}"
         out: list[Message] = []
-        if self.system is not None:
-            out.append({"role": "system", "content": self.system.format_map(values)})
-        out.append({"role": "user", "content": self.user.format_map(values)})
+        if system is not None:
+            out.append({"role": "system", "content": system})
+        out.append({"role": "user", "content": content})
         return out
 
 
@@ -159,12 +230,41 @@ _VECTOR_BENCH_SYSTEM = (
     "Do not add Markdown, code fences or any explanation."
 )
 
+
+def _literal(text: str) -> str:
+    """Escape braces so that ``text`` survives :meth:`str.format` unchanged."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+#: Later turns of a Vector-Bench-style multi-turn episode: the request, the current
+#: document (the last answer, or the source after an unappliable patch) and the feedback.
+_VECTOR_BENCH_FOLLOWUP = (
+    "Repair request:\n{instruction}\n\nCurrent SVG (after your last answer):\n{svg}"
+    "\n\nEditor feedback:\n{feedback}"
+)
+
 VECTOR_BENCH = ChatTemplate(
     name="vector-bench",
     system=_VECTOR_BENCH_SYSTEM,
     user="Repair request:\n{instruction}\n\nCorrupted SVG:\n{svg}",
+    followup=_VECTOR_BENCH_FOLLOWUP,
 )
 """Vector-Bench protocol (docs/protocols.md): system rules + repair request + corrupted SVG."""
+
+# The published study asked for whole documents only; the patch variant keeps its task
+# framing and preservation rule and replaces the output rule by the edit-script syntax.
+_VECTOR_BENCH_PATCH_SYSTEM = (
+    "You are repairing an SVG document according to a request that describes a visible defect. "
+    + PATCH_FORMAT_INSTRUCTIONS
+)
+
+VECTOR_BENCH_PATCH = ChatTemplate(
+    name="vector-bench-patch",
+    system=_literal(_VECTOR_BENCH_PATCH_SYSTEM),
+    user="Repair request:\n{instruction}\n\nCorrupted SVG:\n{svg}",
+    followup=_VECTOR_BENCH_FOLLOWUP,
+)
+"""Vector-Bench framing with a JSON edit script as the answer (``action_format="patch"``)."""
 
 SVGEDITBENCH_V2 = ChatTemplate(
     name="svgeditbench-v2",
@@ -172,11 +272,43 @@ SVGEDITBENCH_V2 = ChatTemplate(
         "The following is the SVG code representing an image. {instruction} "
         "Only return the output SVG code.\n\n```svg\n{svg}\n```"
     ),
+    followup=(
+        "The following is the SVG code representing an image. {instruction} "
+        "Only return the output SVG code.\n\n```svg\n{svg}\n```"
+        "\n\nEditor feedback on your last answer:\n{feedback}"
+    ),
 )
 """SVGEditBench V2 protocol (docs/protocols.md): one user message, source in a ```svg fence."""
 
-SVGEDITBENCH_V1 = ChatTemplate(name="svgeditbench-v1", user="{instruction}")
+SVGEDITBENCH_V2_PATCH = ChatTemplate(
+    name="svgeditbench-v2-patch",
+    user=(
+        "The following is the SVG code representing an image. {instruction}\n\n"
+        + _literal(PATCH_FORMAT_INSTRUCTIONS)
+        + "\n\n```svg\n{svg}\n```"
+    ),
+)
+"""SVGEditBench V2 framing with a JSON edit script as the answer (``action_format="patch"``)."""
+
+SVGEDITBENCH_V1 = ChatTemplate(
+    name="svgeditbench-v1",
+    user="{instruction}",
+    # The stored prompt embeds the *source* SVG; later turns show the current document.
+    followup=(
+        "{instruction}\n\nYour last answer produced this SVG:\n```svg\n{svg}\n```"
+        "\n\nEditor feedback on your last answer:\n{feedback}"
+    ),
+)
 """SVGEditBench v1 protocol (docs/protocols.md): the case's stored prompt as one user message."""
+
+SVGEDITBENCH_V1_PATCH = ChatTemplate(
+    name="svgeditbench-v1-patch",
+    # The stored prompt asks for SVG code; the system message overrides the answer format.
+    system=_literal(PATCH_FORMAT_INSTRUCTIONS),
+    user="{instruction}",
+    followup=SVGEDITBENCH_V1.followup,
+)
+"""SVGEditBench v1 stored prompt with a JSON edit script as the answer (``action_format="patch"``)."""
 
 TEMPLATES: Mapping[str, ChatTemplate] = {
     "vector-bench": VECTOR_BENCH,
@@ -185,10 +317,43 @@ TEMPLATES: Mapping[str, ChatTemplate] = {
     # RepairGen tasks are procedural repair requests in Vector-Bench's format.
     "repairgen": VECTOR_BENCH,
 }
-"""Family name (``Task.family``) -> built-in template."""
+"""Family name (``Task.family``) -> built-in template (whole-SVG answers)."""
+
+PATCH_TEMPLATES: Mapping[str, ChatTemplate] = {
+    "vector-bench": VECTOR_BENCH_PATCH,
+    "svgeditbench-v2": SVGEDITBENCH_V2_PATCH,
+    "svgeditbench-v1": SVGEDITBENCH_V1_PATCH,
+    "repairgen": VECTOR_BENCH_PATCH,
+}
+"""Family name -> built-in template for ``action_format="patch"`` (JSON edit-script answers)."""
+
+ACTION_FORMATS: tuple[str, ...] = ("svg", "patch")
+"""Values of an observation's ``"action_format"`` (absent or None means ``"svg"``)."""
 
 DEFAULT_FAMILY = "vector-bench"
 """Family assumed for an observation without a ``"family"`` key."""
+
+
+def template_key(observation: Mapping[str, Any]) -> str:
+    """Return the template-table key of an observation: ``FAMILY`` or ``FAMILY:patch``.
+
+    Raises
+    ------
+    ConfigError
+        ``"action_format"`` is not one of :data:`ACTION_FORMATS`.
+
+    Examples
+    --------
+    >>> template_key({"family": "repairgen", "action_format": "patch"})
+    'repairgen:patch'
+    >>> template_key({})
+    'vector-bench'
+    """
+    family = observation.get("family") or DEFAULT_FAMILY
+    fmt = observation.get("action_format") or "svg"
+    if fmt not in ACTION_FORMATS:
+        raise ConfigError(f"action_format: expected one of {ACTION_FORMATS}, got {fmt!r}")
+    return family if fmt == "svg" else f"{family}:{fmt}"
 
 
 def select_template(
@@ -201,11 +366,15 @@ def select_template(
     Parameters
     ----------
     observation : mapping
-        Its ``"family"`` key (default :data:`DEFAULT_FAMILY`) picks the template.
+        Its ``"family"`` key (default :data:`DEFAULT_FAMILY`) and
+        ``"action_format"`` (default ``"svg"``) pick the template
+        (:func:`template_key`).
     template : ChatTemplate, optional
         When given, used for every observation (the caller chose).
     templates : mapping, optional
-        Family -> template overrides, merged over :data:`TEMPLATES`.
+        Overrides merged over the built-in tables: keys ``FAMILY`` (whole-SVG
+        answers, over :data:`TEMPLATES`) and ``FAMILY:patch`` (edit-script answers,
+        over :data:`PATCH_TEMPLATES`).
 
     Returns
     -------
@@ -214,7 +383,7 @@ def select_template(
     Raises
     ------
     ConfigError
-        For a family with no template.
+        For a family (and format) with no template, or an unknown action format.
 
     Examples
     --------
@@ -222,17 +391,24 @@ def select_template(
     'svgeditbench-v2'
     >>> select_template({}).name
     'vector-bench'
+    >>> select_template({"family": "repairgen", "action_format": "patch"}).name
+    'vector-bench-patch'
     """
     if template is not None:
         return template
-    table = {**TEMPLATES, **(templates or {})}
-    family = observation.get("family") or DEFAULT_FAMILY
+    table = {
+        **TEMPLATES,
+        **{f"{k}:patch": v for k, v in PATCH_TEMPLATES.items()},
+        **(templates or {}),
+    }
+    key = template_key(observation)
     try:
-        return table[family]
+        return table[key]
     except KeyError:
+        family = observation.get("family") or DEFAULT_FAMILY
         raise ConfigError(
-            f"no chat template for family {family!r}: expected one of {sorted(table)}; "
-            "pass template= or templates={family: ChatTemplate(...)}"
+            f"no chat template for family {family!r} (key {key!r}): expected one of "
+            f"{sorted(table)}; pass template= or templates={{{key!r}: ChatTemplate(...)}}"
         ) from None
 
 
@@ -263,19 +439,31 @@ def build_messages(
     return [select_template(o, template, templates).messages(o) for o in observations]
 
 
-def task_observation(task: Any) -> dict[str, str]:
+def task_observation(task: Any, action_format: str = "svg") -> dict[str, str]:
     """Return the policy's view of a task: ``instruction``, ``svg``, ``task_id``, ``family``.
 
     Never the target SVG, E or U. ``task`` is a
     :class:`~vector_gym.tasks.task.Task` (or any object with those attributes
-    and ``source_svg``); an empty family becomes :data:`DEFAULT_FAMILY`.
+    and ``source_svg``); an empty family becomes :data:`DEFAULT_FAMILY`. With
+    ``action_format="patch"`` the observation also holds ``"action_format"``
+    (so :func:`select_template` picks the edit-script template).
+
+    Raises
+    ------
+    ConfigError
+        ``action_format`` is not one of :data:`ACTION_FORMATS`.
     """
-    return {
+    if action_format not in ACTION_FORMATS:
+        raise ConfigError(f"action_format: expected one of {ACTION_FORMATS}, got {action_format!r}")
+    obs = {
         "instruction": task.instruction,
         "svg": task.source_svg,
         "task_id": task.task_id,
         "family": task.family or DEFAULT_FAMILY,
     }
+    if action_format != "svg":
+        obs["action_format"] = action_format
+    return obs
 
 
 # -- output token budget ---------------------------------------------------------------------

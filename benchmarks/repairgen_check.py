@@ -103,6 +103,7 @@ def _check_chunk(args):
                 "oracle": oracle,
                 "identity": ident.reward,
                 "identity_any_check_passed": any(c.passed for c in ident.checks),
+                "identity_ucr": ident.unintended_change_rate,
                 "mutation": mutated,
                 "leaks": leaks,
                 "repairs": t.meta()["difficulty"],
@@ -135,6 +136,7 @@ def main() -> None:
         "oracle_one": 0,
         "identity_zero": 0,
         "identity_no_check_passed": 0,
+        "identity_ucr_zero": 0,
         "mutation_zero": 0,
         "instruction_clean": 0,
         "corruptions": 0,
@@ -159,11 +161,17 @@ def main() -> None:
                 totals["oracle_one"] += r["oracle"] == 1.0
                 totals["identity_zero"] += r["identity"] == 0.0
                 totals["identity_no_check_passed"] += not r["identity_any_check_passed"]
+                totals["identity_ucr_zero"] += r["identity_ucr"] == 0.0
                 totals["mutation_zero"] += r["mutation"] == 0.0
                 totals["instruction_clean"] += not r["leaks"]
                 for name, bad in (
                     ("oracle", r["oracle"] != 1.0),
-                    ("identity", r["identity"] != 0.0 or r["identity_any_check_passed"]),
+                    (
+                        "identity",
+                        r["identity"] != 0.0
+                        or r["identity_any_check_passed"]
+                        or r["identity_ucr"] != 0.0,
+                    ),
                     ("mutation", r["mutation"] != 0.0),
                     ("leak", bool(r["leaks"])),
                 ):

@@ -111,6 +111,8 @@ def test_oracle_one_identity_zero_mutation_zero_through_the_scorer(mixed_tasks):
         assert oracle.reward == 1.0, (t.task_id, oracle.failure_reasons, oracle.detail)
         ident = score(t, t.source_svg)
         assert ident.reward == 0.0 and ident.validity_pass, t.task_id
+        # the unchanged source changes no protected element (Vector-Bench Table 2: UCR 0)
+        assert ident.unintended_change_rate == 0.0, (t.task_id, ident.unexpected_changed_parts)
         # every corrupted value lies outside its tolerance (spec §8.2), not only one of them
         assert not any(c.passed for c in ident.checks), (
             t.task_id,
@@ -140,7 +142,19 @@ def test_requested_edits_have_vector_bench_shape(mixed_tasks):
     for t in mixed_tasks:
         target = parse_svg(t.target_svg)
         ids = {el.get("id"): el for el in target.iter() if isinstance(el.tag, str) and el.get("id")}
-        assert set(t.protected_ids) == set(ids) - {e.part for e in t.requested_edits}
+        # U = every id'd element whose subtree the repair leaves alone: not a requested part,
+        # not an ancestor of one (a group holding it), not inside one (spec §11.1 compares
+        # whole subtrees)
+        parts = {e.part for e in t.requested_edits}
+        source = parse_svg(t.source_svg)
+        sites = set()
+        for root in (source, target):
+            for el in root.iter():
+                if isinstance(el.tag, str) and el.get("id") in parts:
+                    sites |= {d.get("id") for d in el.iter() if isinstance(d.tag, str)}
+                    sites |= {a.get("id") for a in el.iterancestors()}
+        assert set(t.protected_ids) == set(ids) - sites
+        assert parts.isdisjoint(t.protected_ids)
         for e in t.requested_edits:
             assert e.before != e.after
             if e.attribute == "exists":

@@ -381,7 +381,8 @@ class RepairGenerator:
         target_ids = [
             el.get("id") for el in built.target.iter() if isinstance(el.tag, str) and el.get("id")
         ]
-        protected = tuple(i for i in target_ids if i not in parts)
+        touched = _edit_sites(built.source, parts) | _edit_sites(built.target, parts)
+        protected = tuple(i for i in target_ids if i not in touched)
         instruction = _instruction(prep, built.corruptions, rng)
         task_id = f"rg-{cfg.split}-s{self.seed}-{idx:07d}"
         provenance = {
@@ -419,6 +420,23 @@ class RepairGenerator:
             protected_ids=protected,
             metadata=tuple((k, freeze_value(v)) for k, v in metadata.items()),
         )
+
+
+def _edit_sites(root: Any, parts: set[str]) -> set[str]:
+    """Ids of the requested parts in ``root`` plus their ancestors and descendants.
+
+    U holds only elements whose whole subtree the repair leaves alone: the semantic comparison
+    of a protected element (spec §11.1) covers its subtree, so a group that contains a requested
+    part, a stray insertion or a deleted element, or an element inside a deleted one, would
+    count as changed even for a perfect repair or the unchanged source.
+    """
+    out: set[str] = set()
+    for el in root.iter():
+        if not isinstance(el.tag, str) or el.get("id") not in parts:
+            continue
+        out.update(d.get("id") for d in el.iter() if isinstance(d.tag, str) and d.get("id"))
+        out.update(a.get("id") for a in el.iterancestors() if a.get("id"))
+    return out
 
 
 #: Estimated changed area (share of the picture) above which the render check is skipped for

@@ -12,6 +12,7 @@ from vector_gym.envs.vector_bench import VectorBenchEnv
 from vector_gym.rewards.spec import score
 from vector_gym.svg.patch import (
     MAX_EDITS,
+    MAX_LOOKUP_WORK,
     REASONS,
     apply_patch,
     diff_patch,
@@ -112,6 +113,12 @@ def test_unparseable_document_and_extraction():
     assert extract_patch('Sure!\n```json\n[{"delete": "a"}]\n```\nDone.') == '[{"delete": "a"}]'
     assert extract_patch('Answer: [{"delete": "a"}] thanks') == '[{"delete": "a"}]'
     assert decode_patch_action("no script here", SRC).reason == "patch_not_found"
+    # brackets in the prose before the script (used to give patch_not_json)
+    said = 'The rect [the one on the left] is off, see {above}: [{"set": "a", "x": "4"}] done'
+    assert extract_patch(said) == '[{"set": "a", "x": "4"}]'
+    assert decode_patch_action(said, SRC).ok
+    assert extract_patch("see [1] and [2]") == "[1]"  # no edit list: the first JSON value
+    assert extract_patch('broken [{"set": ') == '[{"set":'  # nothing decodes: as before
     assert "delete" in PATCH_FORMAT_INSTRUCTIONS and "insert" in PATCH_FORMAT_INSTRUCTIONS
 
 
@@ -147,3 +154,40 @@ def test_patch_format_env_scores_patches():
     env.reset(options={"task_id": "sv_005"})
     _, reward, _, _, info = env.step(task.target_svg)
     assert reward == 0.0 and info["action_error"]["reason"] == "patch_not_found"
+
+
+def test_lookup_work_is_bounded_and_finds_the_first_id():
+    """Id lookups find the first element in document order (spec-reward.md §6), and their total
+    work is capped: 1,000 edits on the last of 5,000 inserted elements (about 114 kB, under the
+    env's response limit) used to take 1.5 s per step; now the script fails as too large."""
+    dup = (
+        '<svg xmlns="http://www.w3.org/2000/svg"><g id="x"><rect id="x"/></g><circle id="x"/></svg>'
+    )
+    assert apply_patch(dup, [{"set": "x", "k": "1"}]).svg.startswith(
+        '<svg xmlns="http://www.w3.org/2000/svg"><g id="x" k="1"><rect id="x"/>'
+    )
+    big = "".join(f'<g id="e{j}"/>' for j in range(5000))
+    heavy = [{"insert": big, "parent": "__svg"}] + [
+        {"set": "e4999", "x": str(k)} for k in range(999)
+    ]
+    res = apply_patch(SRC, heavy)
+    assert res.reason == "patch_too_large" and "id lookups" in res.message
+    assert MAX_LOOKUP_WORK < 5000 * 999
+    # a real script within the cap still applies: 100 lookups over 5,000 elements
+    ok = apply_patch(SRC, heavy[:101])
+    assert ok.ok and ok.svg.count('x="99"') == 1
+    # deleting shrinks the count: 5,000 inserted then deleted leaves lookups cheap again
+    cheap = [{"insert": f'<g id="box">{big}</g>', "parent": "__svg"}, {"delete": "box"}]
+    assert apply_patch(SRC, cheap + [{"set": "a", "x": str(k)} for k in range(990)]).ok
+    # a deep chain of inserts, each into the innermost element of the one before, applies
+    edits, parent = [], "__svg"
+    for k in range(40):
+        edits.append(
+            {
+                "insert": "".join(f'<g id="d{k}_{j}">' for j in range(60)) + "</g>" * 60,
+                "parent": parent,
+            }
+        )
+        parent = f"d{k}_59"
+    out = apply_patch(SRC, edits)
+    assert out.ok and out.svg.count("<g ") == 40 * 60 + 1

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import lxml.html
 import pytest
 
+from vector_gym.report.build import build_report
 from vector_gym.rollout import read_rows
 from vector_gym.summary import summarize
 from vector_gym.tasks.vector_bench import load_vector_bench
@@ -140,3 +142,36 @@ def test_unknown_task_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="does not exist"):
         build_report([tmp_path / "missing.jsonl"], tmp_path / "out")
     assert not Path(tmp_path / "out" / "index.html").exists()
+
+
+def test_patch_format_outputs_are_drawn(tmp_path):
+    """Patch-format rows hold an edit script, not an SVG: the report replays the script(s) on
+    the source (a multi-turn row's failed script leaves the document unchanged) instead of
+    showing "no SVG in the response" under a passing output."""
+    from vector_gym.rewards.spec import score
+    from vector_gym.svg.patch import apply_patch, diff_patch, patch_to_text
+    from vector_gym.tasks import load_vector_bench
+
+    rows = []
+    for task in load_vector_bench()[:2]:
+        script = patch_to_text(diff_patch(task.source_svg, task.target_svg))
+        report = score(task, apply_patch(task.source_svg, script).svg).to_dict()
+        base = {"task_id": task.task_id, "env": "vector_gym/VectorBench-v0", "sample_index": 0,
+                "report": report}
+        rows.append({**base, "policy": "patch-oracle", "response": f"```json\n{script}\n```"})
+        rows.append({**base, "policy": "two-turns", "response": script,
+                     "responses": ['[{"delete": "no-such-id"}]', script]})
+    run = tmp_path / "patch.jsonl"
+    run.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    result = build_report([run], tmp_path / "rep")
+    for task in load_vector_bench()[:2]:
+        doc = lxml.html.fromstring(result.task_pages[task.task_id].read_text(encoding="utf-8"))
+        cards = {c.find("h3").text_content().split()[-1]: c for c in doc.find_class("card")}
+        source_img = cards["source"].find(".//img").get("src")
+        for name in ("patch-oracle", "two-turns"):
+            text = cards[name].text_content()
+            assert "no SVG" not in text and "PASS" in text
+            # the replayed document is drawn (not the unchanged source) and matches the target
+            img = cards[name].find(".//img").get("src")
+            assert img != source_img and (result.index.parent / "tasks" / img).resolve().is_file()
+            assert "difference to target: 0.0% of pixels" in text

@@ -57,3 +57,16 @@ def test_broken_rows_give_placeholders(tmp_path):
 def test_same_run_file_twice_gets_distinct_names(control_runs, tmp_path):
     result = build_report([control_runs[0], control_runs[0]], tmp_path / "rep")
     assert sorted(result.leaderboard.order) == ["identity (identity.jsonl)", "identity (identity.jsonl) #2"]
+
+
+def test_run_names_are_not_mathtext(control_runs, tmp_path):
+    """A policy name is data: "$\\foo{$" used to crash the Figure 6a plot in matplotlib's
+    mathtext parser (ValueError: Unknown symbol), taking the whole report down."""
+    rows = [json.loads(line) for line in control_runs[1].read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        row["policy"] = "$\\foo{$ x"
+    run = tmp_path / "dollar.jsonl"
+    run.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    result = build_report([run, control_runs[0]], tmp_path / "rep")
+    assert (tmp_path / "rep" / "progress_ucr.png").stat().st_size > 1000
+    assert "$\\foo{$ x" in lxml.html.fromstring(result.index.read_text(encoding="utf-8")).text_content()

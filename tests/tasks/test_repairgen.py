@@ -268,6 +268,20 @@ def test_split_hash_is_deterministic():
     assert 0.17 < frac < 0.23
 
 
+def test_one_drawing_never_lands_on_both_sides(tmp_path):
+    """SVGEditBench names one Twemoji drawing "angry face" and "pouting face"; keyed by name,
+    the same picture was a test scene and a training scene."""
+    by_text: dict[str, set[str]] = {}
+    for s in load_sources(("vector_bench", "svgeditbench")):
+        by_text.setdefault(" ".join(s.svg.split()), set()).add(s.split_key)
+    assert all(len(keys) == 1 for keys in by_text.values())
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 8 8"><rect width="8" height="4"/></svg>'
+    for name in ("a.svg", "sub/b.svg"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(svg, encoding="utf-8")
+    assert {s.split_key for s in load_sources((str(tmp_path),))} == {"folder:a.svg"}
+
+
 def test_folder_sources(tmp_path):
     (tmp_path / "kite.svg").write_text(
         '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100">'

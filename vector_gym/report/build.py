@@ -159,6 +159,33 @@ def _extract(response: Any) -> str | None:
         return None
 
 
+def _patched(row: dict[str, Any], rep: dict[str, Any], source_svg: str) -> str | None:
+    """The document a patch-format row was scored on: its edit scripts replayed on the source.
+
+    Rows do not name their action format; a row whose report says the produced document
+    parsed although the response holds no SVG can only come from a patch env. A multi-turn
+    row's ``responses`` are applied in order, a script that fails leaving the document as it
+    was (as the env does, :mod:`vector_gym.envs.base`).
+    """
+    from vector_gym.svg.patch import apply_patch, extract_patch
+
+    if not rep.get("produced_parse_ok"):
+        return None
+    answers = row.get("responses")
+    if not isinstance(answers, list) or not answers:
+        answers = [row.get("response")]
+    current, applied = source_svg, False
+    try:
+        for answer in answers:
+            text = extract_patch(answer) if isinstance(answer, str) else None
+            res = apply_patch(current, text) if text is not None else None
+            if res is not None and res.ok:
+                current, applied = res.svg, True
+    except Exception:  # noqa: BLE001 - a hostile response never stops the report
+        return None
+    return current if applied else None
+
+
 @dataclass
 class _Outcome:
     run: str
@@ -168,7 +195,9 @@ class _Outcome:
     changed: tuple[str, ...]
 
 
-def _outcomes(runs: Sequence[Run], task_ids: Sequence[str]) -> dict[str, list[_Outcome | None]]:
+def _outcomes(
+    runs: Sequence[Run], task_ids: Sequence[str], task_map: dict[str, Task]
+) -> dict[str, list[_Outcome | None]]:
     per_task: dict[str, list[_Outcome | None]] = {t: [] for t in task_ids}
     for run in runs:
         first = run.first_outcomes()
@@ -179,7 +208,10 @@ def _outcomes(runs: Sequence[Run], task_ids: Sequence[str]) -> dict[str, list[_O
                 continue
             rep = row.get("report") if isinstance(row.get("report"), dict) else {}
             changed = tuple(str(p) for p in (rep.get("unexpected_changed_parts") or ()))
-            per_task[tid].append(_Outcome(run.name, row, rep, _extract(row.get("response")), changed))
+            svg = _extract(row.get("response"))
+            if svg is None:  # a patch-format row (patch actions, issue 5)
+                svg = _patched(row, rep, task_map[tid].source_svg)
+            per_task[tid].append(_Outcome(run.name, row, rep, svg, changed))
     return per_task
 
 
@@ -249,7 +281,7 @@ def build_report(
 
     referenced = {str(row.get("task_id")) for r in loaded for row in r.rows}
     task_ids = [tid for tid in task_map if tid in referenced]  # task-source order
-    outcomes = _outcomes(loaded, task_ids)
+    outcomes = _outcomes(loaded, task_ids, task_map)
     timings["load"] = time.perf_counter() - t0
 
     # --- render every distinct document once (sources, targets, outputs), then the masks

@@ -58,7 +58,10 @@ def progress_ucr_plot(board: Leaderboard, path: str | Path, *, dpi: int = 110) -
     # names when few runs; leaderboard ranks (the index's # column) when names would overlap
     for name, x, y, _, rank in pts:
         text = name if len(pts) <= MAX_NAMED else str(rank)
-        ax.annotate(text, (x, y), xytext=(3, 3), textcoords="offset points", fontsize=7)
+        # parse_math=False: a run name is data; "$\\foo$" must not reach matplotlib's mathtext
+        ax.annotate(
+            text, (x, y), xytext=(3, 3), textcoords="offset points", fontsize=7, parse_math=False
+        )
     ax.set_xlabel("mean repair progress (%)")
     ax.set_ylabel("UCR of valid outputs (%)")
     ax.set_xlim(left=min(0.0, min(xs) - 2), right=max(100.0, max(xs)) + 2)

@@ -24,7 +24,8 @@ prefixes are understood); a VALUE is a string or a number (floats written with P
 
 Failure never raises: :func:`apply_patch` returns a :class:`PatchResult` whose ``reason`` is
 one of the closed set :data:`REASONS` (and the env scores such an action 0). Work is bounded:
-at most :data:`MAX_EDITS` edits and :data:`MAX_PATCH_CHARS` characters, markup through the safe
+at most :data:`MAX_EDITS` edits, :data:`MAX_PATCH_CHARS` characters and :data:`MAX_LOOKUP_WORK`
+elements searched by id lookups over the whole script, markup through the safe
 parser (:func:`vector_gym.svg.parse.parse_svg`).
 
 Examples
@@ -40,6 +41,7 @@ Examples
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -52,6 +54,7 @@ from vector_gym.svg.parse import ParseLimits, parse_svg
 
 __all__ = [
     "MAX_EDITS",
+    "MAX_LOOKUP_WORK",
     "MULTI_TURN_INSTRUCTIONS",
     "PATCH_FORMAT_INSTRUCTIONS",
     "SVG_FORMAT_INSTRUCTIONS",
@@ -130,10 +133,28 @@ MULTI_TURN_INSTRUCTIONS = (
 
 MAX_EDITS = 1000
 MAX_PATCH_CHARS = 262_144
+MAX_LOOKUP_WORK = 1_000_000
+"""Most elements all id lookups of one script may search together (each lookup counts the
+document's current element count): a script of 1,000 edits over an inserted 5,000-element
+subtree otherwise costs seconds per step; real repair scripts use a few thousand."""
+
+
+class _Work:
+    """Element count of the document being patched and the lookup work spent so far."""
+
+    __slots__ = ("elements", "spent")
+
+    def __init__(self, elements: int) -> None:
+        self.elements = elements
+        self.spent = 0
+
 
 _SVG_NS = "http://www.w3.org/2000/svg"
 _PREFIXES = {"xlink": "http://www.w3.org/1999/xlink", "xml": "http://www.w3.org/XML/1998/namespace"}
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_FIRST_BY_ID = etree.XPath("descendant-or-self::*[@id = $v][1]")
+_OPENERS = re.compile(r"[\[{]")
+_MAX_STARTS = 64  # JSON decode attempts per response (each at most linear in its length)
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.DOTALL)
 
 
@@ -185,15 +206,24 @@ def extract_patch(response: str) -> str | None:
     m = _FENCE.search(response)
     if m:
         return m.group(1).strip()
-    starts = [i for i in (response.find("["), response.find("{")) if i >= 0]
+    starts = [mm.start() for mm in itertools.islice(_OPENERS.finditer(response), _MAX_STARTS)]
     if not starts:
         return None
-    start = min(starts)
-    try:
-        _, end = json.JSONDecoder().raw_decode(response, start)
-    except (json.JSONDecodeError, RecursionError):
-        return response[start:].strip()
-    return response[start:end]
+    # prose may hold brackets before the script ("the door [on the left] ..."): take the first
+    # JSON value that is an edit list (or {"edits": ...}), else the first JSON value at all
+    decoder = json.JSONDecoder()
+    first = None
+    for start in starts:
+        try:
+            value, end = decoder.raw_decode(response, start)
+        except (json.JSONDecodeError, RecursionError):
+            continue
+        if (isinstance(value, list) and all(isinstance(v, dict) for v in value)) or (
+            isinstance(value, dict) and "edits" in value
+        ):
+            return response[start:end]
+        first = first or response[start:end]
+    return first if first is not None else response[starts[0] :].strip()
 
 
 def _attr_key(name: Any, index: int) -> str:
@@ -226,14 +256,25 @@ def _value(value: Any, index: int) -> str:
     return text
 
 
-def _by_id(root: Any, ident: Any, index: int) -> Any:
+def _by_id(root: Any, ident: Any, index: int, work: _Work | None = None) -> Any:
     if not isinstance(ident, str) or not ident:
         raise _Fail(PATCH_BAD_SHAPE, f"edit {index}: 'id' must be a non-empty string")
     if ident == "__svg":
         return root
-    for el in root.iter():
-        if isinstance(el.tag, str) and el.get("id") == ident:
-            return el
+    if work is not None:
+        work.spent += work.elements
+        if work.spent > MAX_LOOKUP_WORK:
+            raise _Fail(
+                PATCH_TOO_LARGE,
+                f"edit {index}: the script's id lookups would search more than "
+                f"{MAX_LOOKUP_WORK} elements",
+            )
+    # First element in document order with this un-namespaced id (spec-reward.md §6), found by
+    # libxml2 in C: a Python walk over a 9,000-deep inserted chain took seconds per step
+    # (tests/envs/test_patch.py::test_lookup_work_is_bounded_and_finds_the_first_id).
+    found = _FIRST_BY_ID(root, v=ident)
+    if found:
+        return found[0]
     raise _Fail(PATCH_UNKNOWN_ID, f"edit {index}: no element has id {ident!r}")
 
 
@@ -291,12 +332,16 @@ def _long_form(edit: dict, index: int) -> dict:
     return {"op": "_multi", "id": edit["set"], "attrs": attrs}
 
 
-def _apply_one(root: Any, edit: Any, index: int) -> None:
+def _count(el: Any) -> int:
+    return sum(1 for _ in el.iter(etree.Element))
+
+
+def _apply_one(root: Any, edit: Any, index: int, work: _Work | None = None) -> None:
     if not isinstance(edit, dict):
         raise _Fail(PATCH_BAD_SHAPE, f"edit {index}: expected an object, got {type(edit).__name__}")
     edit = _long_form(edit, index)
     if edit.get("op") == "_multi":
-        el = _by_id(root, edit["id"], index)
+        el = _by_id(root, edit["id"], index, work)
         for name, value in edit["attrs"].items():
             key = _attr_key(name, index)
             if value is None:
@@ -311,12 +356,12 @@ def _apply_one(root: Any, edit: Any, index: int) -> None:
         return
     op = edit.get("op")
     if op == "set":
-        el = _by_id(root, edit.get("id"), index)
+        el = _by_id(root, edit.get("id"), index, work)
         if "value" not in edit:
             raise _Fail(PATCH_BAD_SHAPE, f"edit {index}: 'set' needs 'value'")
         el.set(_attr_key(edit.get("attr"), index), _value(edit["value"], index))
     elif op == "remove":
-        el = _by_id(root, edit.get("id"), index)
+        el = _by_id(root, edit.get("id"), index, work)
         key = _attr_key(edit.get("attr"), index)
         if key not in el.attrib:
             raise _Fail(
@@ -325,9 +370,11 @@ def _apply_one(root: Any, edit: Any, index: int) -> None:
             )
         del el.attrib[key]
     elif op == "delete":
-        el = _by_id(root, edit.get("id"), index)
+        el = _by_id(root, edit.get("id"), index, work)
         if el is root:
             raise _Fail(PATCH_UNKNOWN_ID, f"edit {index}: the root cannot be deleted")
+        if work is not None:
+            work.elements -= _count(el)
         el.getparent().remove(el)  # with its subtree and tail, as the evaluator's masking does (§9)
     elif op == "insert":
         anchors = [k for k in ("before", "after", "parent") if k in edit]
@@ -337,8 +384,10 @@ def _apply_one(root: Any, edit: Any, index: int) -> None:
                 f"edit {index}: 'insert' needs exactly one of 'before', 'after', 'parent'",
             )
         where = anchors[0]
-        anchor = _by_id(root, edit[where], index)
+        anchor = _by_id(root, edit[where], index, work)
         nodes = _markup(root, edit.get("svg"), index)
+        if work is not None:
+            work.elements += sum(_count(n) for n in nodes)
         if where == "parent":
             for n in nodes:
                 last = anchor[-1] if len(anchor) else None
@@ -404,8 +453,9 @@ def apply_patch(svg: str, patch: str | list | dict) -> PatchResult:
             raise _Fail(
                 PATCH_SOURCE_UNPARSEABLE, f"the SVG to patch does not parse ({exc.reason})"
             ) from None
+        work = _Work(_count(root))
         for i, edit in enumerate(edits):
-            _apply_one(root, edit, i)
+            _apply_one(root, edit, i, work)
         return PatchResult(etree.tostring(root, encoding="unicode"), None, "", len(edits))
     except _Fail as f:
         n = len(edits) if "edits" in locals() and isinstance(locals().get("edits"), list) else 0

@@ -234,9 +234,25 @@ def _bundled(name: str) -> tuple[CleanSource, ...]:
                         )
                     )
         out.sort(key=lambda s: s.source_id)
-        return tuple(out)
+        return _same_drawing_same_key(out)
     raise ConfigError(
         f"sources: unknown bundled source set {name!r}; expected one of {BUNDLED_SOURCES} or a folder"
+    )
+
+
+def _same_drawing_same_key(sources: list[CleanSource]) -> tuple[CleanSource, ...]:
+    """Give sources with the same drawing (SVG text up to whitespace) one split key, the
+    smallest of theirs: SVGEditBench files the same Twemoji drawing under two names
+    ("angry face", "pouting face"), which split_of put on opposite sides."""
+    first: dict[str, str] = {}
+    for s in sources:
+        text = " ".join(s.svg.split())
+        first[text] = min(first.get(text, s.split_key), s.split_key)
+    return tuple(
+        s
+        if first[" ".join(s.svg.split())] == s.split_key
+        else CleanSource(s.source_id, s.svg, s.scene, first[" ".join(s.svg.split())])
+        for s in sources
     )
 
 
@@ -258,7 +274,7 @@ def _folder(path: str) -> tuple[CleanSource, ...]:
                 f"folder:{rel}",
             )
         )
-    return tuple(out)
+    return _same_drawing_same_key(out)
 
 
 def load_sources(names: tuple[str, ...]) -> tuple[CleanSource, ...]:

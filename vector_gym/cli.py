@@ -171,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Generate seeded RepairGen repair tasks and write them as OUT/data/tasks/sv_*.json "
         "(one Vector-Bench task object per file; load them with --tasks OUT).",
     )
-    gn.add_argument("--n", type=int, default=1000, help="number of tasks (default: 1000)")
+    gn.add_argument("--n", type=_positive_int, default=1000, help="number of tasks (default: 1000)")
     gn.add_argument("--seed", type=int, default=0, help="dataset seed (default: 0)")
     gn.add_argument("--start", type=int, default=0, help="first task index (default: 0)")
     gn.add_argument("--out", required=True, metavar="DIR", help="output folder")
@@ -461,6 +461,17 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
     else:
         print(format_table(summaries, label_header="Model"))
     return 0
+
+
+def _positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (``--n 0`` or ``-1`` is an error, not an empty run)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
 
 
 # ----------------------------------------------------------------------- generate

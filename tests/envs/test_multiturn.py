@@ -155,3 +155,16 @@ def test_rollout_plays_two_turn_episodes_to_a_full_pass(tmp_path):
     _, user = build_messages(later[:1])[0]
     assert "Current SVG (after your last answer):\n<svg><g></svg>" in user["content"]
     assert "Editor feedback:\nThe document is not well-formed XML" in user["content"]
+
+
+@pytest.mark.parametrize("bad", ["<svg>\x00</svg>", "<svg>\ud800</svg>"])
+def test_unrepresentable_answer_keeps_the_previous_document(bad):
+    """An answer the observation space cannot carry (NUL, a lone surrogate) is not shown as the
+    current document: the previous one stays, and the observation stays in the space."""
+    env, obs = _env()
+    task = env.get_task(TASK)
+    obs, r, term, trunc, info = env.step(bad)
+    assert (r, term, trunc) == (0.0, False, False)
+    assert obs["svg"] == task.source_svg
+    assert obs in env.observation_space
+    assert obs["feedback"]  # the errors of the answer are still reported

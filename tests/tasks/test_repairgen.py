@@ -365,3 +365,14 @@ def test_cli_generate_writes_loadable_tasks(tmp_path, capsys):
     assert [t.task_id for t in loaded] == [gen[i].task_id for i in range(3)]
     assert main(["generate", "--n", "1", "--out", str(out), "--max-repairs", "12"]) == 1
     assert "RepairGenConfig.max_repairs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("n", ["0", "-1", "x"])
+def test_cli_generate_rejects_a_count_below_one(tmp_path, capsys, n):
+    from vector_gym.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["generate", "--n", n, "--out", str(tmp_path / "tasks")])
+    assert exc.value.code == 2  # argparse usage error, nothing written
+    assert "expected an integer >= 1" in capsys.readouterr().err
+    assert not (tmp_path / "tasks").exists()

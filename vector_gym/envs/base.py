@@ -463,7 +463,7 @@ class EditEnv(gym.Env[dict[str, str], str]):
         """
         if self._task is None or self._done:
             raise ResetNeeded(
-                "expected reset() before step(): this single-turn episode has ended or not started"
+                "expected reset() before step(): the episode has ended or not started"
             )
         # A policy that returns no text (None from a failed API call, bytes, ...) must not crash
         # a training loop: the answer is scored as an empty response (reward 0, no SVG found)
@@ -507,13 +507,18 @@ class EditEnv(gym.Env[dict[str, str], str]):
 
             info["turn"] = self._turn
             info["answer_reward"] = answer_reward
+            # The next observation shows the answer as the current document, unless it holds
+            # characters the observation space cannot carry (NUL, lone surrogates, characters
+            # outside the corpus charset): then the previous document stays current and the
+            # feedback reports the answer's errors.
             if self.action_format == "patch":
-                if action_error is None:
-                    self._current_svg = response
+                candidate = response if action_error is None else None
             elif not too_long and not not_text:
-                extracted = extract_svg(action)
-                if extracted is not None:
-                    self._current_svg = extracted
+                candidate = extract_svg(action)
+            else:
+                candidate = None
+            if candidate is not None and self.observation_space["svg"].contains(candidate):
+                self._current_svg = candidate
             self._feedback = editor_feedback(report, action_error)
         return self._turn_observation(task), reward, terminated, truncated, info
 

@@ -153,6 +153,16 @@ def test_requested_edits_have_vector_bench_shape(mixed_tasks):
                 if isinstance(el.tag, str) and el.get("id") in parts:
                     sites |= {d.get("id") for d in el.iter() if isinstance(d.tag, str)}
                     sites |= {a.get("id") for a in el.iterancestors()}
+        if any(e.attribute == "exists" for e in t.requested_edits):
+            # an insertion or deletion shifts the position-aligned ID aliases (§5.1): elements
+            # holding a local reference, and their ancestors, are not protected either
+            for root in (source, target):
+                for el in root.iter():
+                    if isinstance(el.tag, str) and any(
+                        ("url(" in v and "#" in v) or (k.endswith("href") and v.strip().startswith("#"))
+                        for k, v in el.attrib.items()
+                    ):
+                        sites |= {el.get("id")} | {a.get("id") for a in el.iterancestors()}
         assert set(t.protected_ids) == set(ids) - sites
         assert parts.isdisjoint(t.protected_ids)
         for e in t.requested_edits:

@@ -382,6 +382,8 @@ class RepairGenerator:
             el.get("id") for el in built.target.iter() if isinstance(el.tag, str) and el.get("id")
         ]
         touched = _edit_sites(built.source, parts) | _edit_sites(built.target, parts)
+        if any(e.attribute == "exists" for e in edits):
+            touched |= _referencing(built.source) | _referencing(built.target)
         protected = tuple(i for i in target_ids if i not in touched)
         instruction = _instruction(prep, built.corruptions, rng)
         task_id = f"rg-{cfg.split}-s{self.seed}-{idx:07d}"
@@ -436,6 +438,27 @@ def _edit_sites(root: Any, parts: set[str]) -> set[str]:
             continue
         out.update(d.get("id") for d in el.iter() if isinstance(d.tag, str) and d.get("id"))
         out.update(a.get("id") for a in el.iterancestors() if a.get("id"))
+    return out
+
+
+def _referencing(root: Any) -> set[str]:
+    """Ids of elements holding a local reference (``href="#x"``, ``url(#x)``) and their ancestors.
+
+    The semantic form compares references through ID aliases aligned by tree position (spec
+    §5.1), so an inserted or deleted element shifts the alignment and a reference can differ
+    between the unchanged source and the target even though nothing it draws changed.
+    """
+    out: set[str] = set()
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        if any(
+            ("url(" in v and "#" in v) or (k.endswith("href") and v.strip().startswith("#"))
+            for k, v in el.attrib.items()
+        ):
+            out.update(a.get("id") for a in el.iterancestors() if a.get("id"))
+            if el.get("id"):
+                out.add(el.get("id"))
     return out
 
 

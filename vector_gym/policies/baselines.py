@@ -162,9 +162,13 @@ class _TargetPolicy:
         _check_n(n)
         out = []
         for obs in observations:
-            text = self.answer(self._task_for(obs))
+            text = self.answer_observation(self._task_for(obs), obs)
             out.append([Completion(text=text, finish_reason="stop") for _ in range(n)])
         return out
+
+    def answer_observation(self, task: Task, observation: Mapping[str, Any]) -> str:
+        """Return the answer for ``task`` given what the policy observes (default: :meth:`answer`)."""
+        return self.answer(task)
 
 
 class OraclePolicy(_TargetPolicy):
@@ -193,31 +197,15 @@ class PatchOraclePolicy(_TargetPolicy):
         """Return the edit script from ``task.source_svg`` to ``task.target_svg`` (JSON text)."""
         return patch_to_text(diff_patch(task.source_svg, task.target_svg))
 
-    def generate(
-        self, observations: Sequence[Mapping[str, Any]], n: int = 1
-    ) -> list[list[Completion]]:
-        """Answer each observation with ``n`` copies of the script from its SVG to the target.
-
-        Raises
-        ------
-        ConfigError
-            An observation has no ``task_id``.
-        UnknownTaskError
-            The ``task_id`` is not among the tasks this policy was given.
-        """
-        _check_n(n)
-        out = []
-        for obs in observations:
-            task = self._task_for(obs)
-            current = obs.get("svg")
-            try:
-                if not isinstance(current, str):
-                    raise SVGParseError("not_text", "observation has no SVG text")
-                text = patch_to_text(diff_patch(current, task.target_svg))
-            except SVGParseError:
-                text = self.answer(task)
-            out.append([Completion(text=text, finish_reason="stop") for _ in range(n)])
-        return out
+    def answer_observation(self, task: Task, observation: Mapping[str, Any]) -> str:
+        """Return the script from the observed SVG to the target (from the source if it does not parse)."""
+        current = observation.get("svg")
+        try:
+            if not isinstance(current, str):
+                raise SVGParseError("not_text", "observation has no SVG text")
+            return patch_to_text(diff_patch(current, task.target_svg))
+        except SVGParseError:
+            return self.answer(task)
 
 
 class ProtectedMutationPolicy(_TargetPolicy):

@@ -342,3 +342,100 @@ def test_attribute_count_is_bounded_and_configurable(pool):
     assert errors == (R.TOO_MANY_ATTRIBUTES,)  # 303 attributes > the default 256
     images, _, errors = pool.render([doc], (8, 8), limits=RenderLimits(max_attributes=400))
     assert errors == (None,) and _red_left(images[0])
+
+
+def _use_fanout(levels: int) -> str:
+    """A 1 KB document that draws 10**levels rectangles through nested ``<use>``."""
+    return (
+        f"<svg {NS} viewBox='0 0 9 9'><defs><rect id='a0' width='9' height='9' fill='red'/>"
+        + "".join(
+            f"<g id='a{i + 1}'>" + f"<use href='#a{i}'/>" * 10 + "</g>" for i in range(levels)
+        )
+        + f"</defs><use href='#a{levels}'/></svg>"
+    )
+
+
+# 10**5 rectangles (about 0.8 s in skia here) once the <use> bound allows them: a slow document
+# small enough to travel in one message with others (messages hold up to 32 KiB of documents).
+_SLOW_SMALL = _use_fanout(5)
+_FANOUT_LIMITS = RenderLimits(max_use_expansion=10**6, max_elements=10**6)
+# Longer than _SLOW_SMALL, so that the slow document is not the first of its message.
+_GOOD_PADDED = GOOD.replace("</svg>", "<desc>" + "x" * 2000 + "</desc></svg>")
+
+
+@pytest.mark.parametrize("padded", [False, True], ids=["slow_first", "slow_inside"])
+def test_a_slow_document_inside_a_multi_document_message_times_out_alone(padded):
+    # Small documents travel several to a message; the watchdog still runs per document (the
+    # worker reports each one as it finishes): the slow one fails alone as timeout, and the
+    # documents of its message that were not drawn yet are re-sent to the replacement worker.
+    good = _GOOD_PADDED if padded else GOOD
+    docs = [good] * 6 + [_SLOW_SMALL] + [GOOD] * 13
+    assert len(_SLOW_SMALL) < 2_000 < len(_GOOD_PADDED)
+    with RenderPool(1, memory_mb=1024) as pool:
+        pool.render([GOOD], (8, 8))  # warm
+        before = pool.worker_pids()
+        t0 = time.monotonic()
+        images, ok, errors = pool.render(docs, (16, 16), timeout_s=0.1, limits=_FANOUT_LIMITS)
+        assert time.monotonic() - t0 < 5  # the slow document alone takes about 0.8 s
+        assert errors == (None,) * 6 + (R.TIMEOUT,) + (None,) * 13
+        assert pool.worker_pids() != before
+        assert all(_red_left(images[k]) for k in range(20) if k != 6)
+        assert (images[6] == 255).all()
+        images, ok, errors = pool.render([GOOD] * 3, (8, 8))  # the pool keeps serving
+        assert errors == (None,) * 3 and all(_red_left(im) for im in images)
+
+
+def test_a_worker_that_dies_inside_a_multi_document_message_fails_only_its_document():
+    import signal
+    import threading
+
+    docs = [GOOD] * 5 + [_SLOW_SMALL] + [GOOD] * 5
+    with RenderPool(1, memory_mb=1024) as pool:
+        pool.render([GOOD], (8, 8))
+        pid = pool.worker_pids()[0]
+        killer = threading.Timer(0.2, os.kill, (pid, signal.SIGKILL))
+        killer.start()
+        try:
+            images, ok, errors = pool.render(docs, (16, 16), timeout_s=30.0, limits=_FANOUT_LIMITS)
+        finally:
+            killer.cancel()
+        assert errors == (None,) * 5 + (R.WORKER_CRASHED,) + (None,) * 5
+        assert all(_red_left(images[k]) for k in range(11) if k != 5)
+        assert pool.worker_pids()[0] != pid
+
+
+def test_every_document_of_a_long_mixed_batch_gets_its_own_outcome(pool):
+    # Many small documents per message, replies per document, several messages per worker, and
+    # failures interleaved: each index gets exactly its own result.
+    bad = {
+        1: ("<svg", R.NOT_WELL_FORMED),
+        2: (svg('<use id="u" href="#u"/>'), R.USE_CYCLE),
+        3: ("<html/>", R.NOT_SVG),
+    }
+    docs, expected = [], []
+    for k in range(200):
+        doc, err = bad.get(k % 7, (GOOD if k % 2 else _GOOD_PADDED, None))
+        docs.append(doc)
+        expected.append(err)
+    for size in ((8, 8), (12, 12)):  # a second batch: new settings (segment shape) per batch
+        images, ok, errors = pool.render(docs, size)
+        assert errors == tuple(expected)
+        for k, err in enumerate(expected):
+            assert _red_left(images[k]) if err is None else (images[k] == 255).all(), k
+
+
+def test_a_killed_worker_leaves_no_working_directory():
+    # A worker killed by the watchdog cannot remove its own empty working directory: the pool,
+    # which made it, removes it when it replaces the worker (and on close for the others).
+    with RenderPool(1, memory_mb=1024) as pool:
+        pool.render([GOOD], (8, 8))
+        first = pool._workers[0].workdir
+        assert os.path.isdir(first) and not os.listdir(first)
+        _, _, errors = pool.render(
+            [_SLOW_SMALL, GOOD], (8, 8), timeout_s=0.05, limits=_FANOUT_LIMITS
+        )
+        assert errors == (R.TIMEOUT, None)
+        assert not os.path.exists(first)
+        second = pool._workers[0].workdir
+        assert os.path.isdir(second)
+    assert not os.path.exists(second)

@@ -41,7 +41,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from vector_gym.errors import ConfigError
-from vector_gym.policies.templates import ChatTemplate, build_messages, task_observation
+from vector_gym.policies.templates import (
+    ChatTemplate,
+    build_messages,
+    content_text,
+    task_observation,
+)
 from vector_gym.tasks.task import Task
 
 log = logging.getLogger(__name__)
@@ -120,27 +125,12 @@ def completion_text(completion: Any) -> str:
     if isinstance(completion, str):
         return completion
     if isinstance(completion, Mapping):
-        return _content_text(completion.get("content"))
+        return content_text(completion.get("content"))
     if isinstance(completion, Sequence) and not isinstance(completion, bytes | bytearray):
         return "".join(
-            _content_text(m.get("content"))
+            content_text(m.get("content"))
             for m in completion
             if isinstance(m, Mapping) and m.get("role", "assistant") == "assistant"
-        )
-    return ""
-
-
-def _content_text(content: Any) -> str:
-    """A message ``content``: a string, or the joined ``text`` of a list of content parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            part["text"]
-            for part in content
-            if isinstance(part, Mapping)
-            and part.get("type", "text") == "text"
-            and isinstance(part.get("text"), str)
         )
     return ""
 

@@ -51,7 +51,12 @@ from typing import Any
 
 from vector_gym.errors import ConfigError
 from vector_gym.policies.base import Completion
-from vector_gym.policies.templates import ChatTemplate, build_messages, default_max_tokens
+from vector_gym.policies.templates import (
+    ChatTemplate,
+    build_messages,
+    content_text,
+    default_max_tokens,
+)
 
 __all__ = ["OpenAICompatiblePolicy", "RequestStats", "make_openai_policy"]
 
@@ -378,7 +383,7 @@ class OpenAICompatiblePolicy:
             finish_reason = choice.get("finish_reason")
             out.append(
                 Completion(
-                    text=_content_text(message.get("content")),
+                    text=content_text(message.get("content")),
                     prompt_tokens=prompt_tokens,
                     completion_tokens=completion_tokens,
                     finish_reason=finish_reason if isinstance(finish_reason, str) else None,
@@ -484,29 +489,6 @@ def _nonneg_int(value: Any) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
     return None
-
-
-def _content_text(content: Any) -> str:
-    """Text of a message ``content``: a string, or the joined ``text`` of content parts.
-
-    Examples
-    --------
-    >>> _content_text([{"type": "text", "text": "<svg"}, {"type": "text", "text": "/>"}])
-    '<svg/>'
-    >>> _content_text(None), _content_text(42)
-    ('', '')
-    """
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            part["text"]
-            for part in content
-            if isinstance(part, Mapping)
-            and part.get("type", "text") == "text"
-            and isinstance(part.get("text"), str)
-        )
-    return ""
 
 
 def make_openai_policy(

@@ -55,6 +55,7 @@ from vector_gym.svg.patch import MULTI_TURN_INSTRUCTIONS, PATCH_FORMAT_INSTRUCTI
 
 __all__ = [
     "ChatTemplate",
+    "content_text",
     "VECTOR_BENCH",
     "VECTOR_BENCH_PATCH",
     "SVGEDITBENCH_V2",
@@ -529,3 +530,26 @@ def default_max_tokens(observation: Mapping[str, Any], ceiling: int | None = Non
         size = len(svg) if isinstance(svg, str) else 0
         budget = max(BUDGET_FLOOR_TOKENS, size // 2 + BUDGET_BASE_TOKENS)
     return budget if ceiling is None else min(budget, int(ceiling))
+
+
+def content_text(content: Any) -> str:
+    """Text of a message ``content``: a string, or the joined ``text`` of content parts.
+
+    Examples
+    --------
+    >>> content_text([{"type": "text", "text": "<svg"}, {"type": "text", "text": "/>"}])
+    '<svg/>'
+    >>> content_text(None), content_text(42)
+    ('', '')
+    """
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part["text"]
+            for part in content
+            if isinstance(part, Mapping)
+            and part.get("type", "text") == "text"
+            and isinstance(part.get("text"), str)
+        )
+    return ""

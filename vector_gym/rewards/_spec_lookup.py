@@ -157,8 +157,11 @@ def scalar_reading(text: str, parity: bool) -> Any:
     return number
 
 
-def _style_first(style: str, key: str) -> str | None:
-    """The first declaration named exactly ``key`` (case-sensitive, trimmed), §7 step 9."""
+def style_first(style: str | None, key: str) -> str | None:
+    """The first declaration named exactly ``key`` (case-sensitive, trimmed), §7 step 9.
+
+    Also the target-side lookup of masking (§9), which uses the same first-match rule.
+    """
     if not style or ":" not in style:
         return None
     for chunk in style.split(";"):
@@ -234,11 +237,11 @@ def read_value(node: Node | None, attr: str, parity: bool) -> Any:
         return points
     style = attrib.get("style")
     if attr == "color" and style:
-        v = _style_first(style, "color")
+        v = style_first(style, "color")
         if v is not None:
             return v
     if style:
-        v = _style_first(style, attr)
+        v = style_first(style, attr)
         if v is not None:
             return scalar_reading(v, parity)
     raw = attrib.get(attr)

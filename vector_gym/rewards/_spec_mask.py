@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from vector_gym.rewards._spec_lookup import IdIndex, camel, corresponding
+from vector_gym.rewards._spec_lookup import IdIndex, camel, corresponding, style_first
 from vector_gym.svg.canonical import Node
 from vector_gym.tasks.task import RequestedEdit
 
@@ -47,17 +47,6 @@ def style_decls(style: str) -> dict[str, str]:
         if colon:
             out[name.strip()] = value.strip()
     return out
-
-
-def style_first(style: str | None, key: str) -> str | None:
-    """First declaration named exactly ``key`` (spec §7 step 9)."""
-    if not style:
-        return None
-    for chunk in style.split(";"):
-        name, colon, value = chunk.partition(":")
-        if colon and name.strip() == key:
-            return value.strip()
-    return None
 
 
 def _join(decls: dict[str, str]) -> str:

@@ -87,6 +87,7 @@ from lxml import etree
 from vector_gym.svg.color import parse_css_color
 from vector_gym.svg.numbers import SVG_NUMBER_RE
 from vector_gym.svg.parse import MANY_ATTRIBUTES, local_name, parse_svg, read_attributes
+from vector_gym.svg.transform import TRANSFORM_ARITY
 from vector_gym.svg.viewbox import parse_viewbox
 
 __all__ = [
@@ -474,14 +475,6 @@ _TF_RE = re.compile(
     + ")*+)"
     + r"\)"
 )
-_TF_ARGS = {
-    "matrix": (6,),
-    "translate": (1, 2),
-    "scale": (1, 2),
-    "rotate": (1, 3),
-    "skewX": (1,),
-    "skewY": (1,),
-}
 
 Matrix = tuple[float, float, float, float, float, float]
 IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
@@ -547,7 +540,7 @@ def parse_transform_lenient(text: str) -> Matrix:
         if t is None:
             break
         args = [float(x) for x in SVG_NUMBER_RE.findall(t.group(2))]
-        if len(args) not in _TF_ARGS[t.group(1)] or not all(math.isfinite(x) for x in args):
+        if len(args) not in TRANSFORM_ARITY[t.group(1)] or not all(math.isfinite(x) for x in args):
             break
         n = _mul(m, _tf_matrix(t.group(1), args))
         if not all(math.isfinite(v) for v in n):

@@ -76,6 +76,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--runs-dir", default=DEFAULT_RUNS_DIR, help="folder of default run files (default: runs)"
     )
     ev.add_argument(
+        "--new-run",
+        action="store_true",
+        help="write to a new run file named after this run's fingerprint (FILE-<id>.jsonl) "
+        "instead of resuming a file of another run",
+    )
+    ev.add_argument(
+        "--force",
+        action="store_true",
+        help="resume a run file even though its rows were written with other settings "
+        "(model, sampling, token budget, template, ...)",
+    )
+    ev.add_argument(
         "--tasks", metavar="PATH", help="task directory or JSON Lines (default: bundled tasks)"
     )
     ev.add_argument(
@@ -223,7 +235,11 @@ def _make_env(args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def _default_out(
-    args: argparse.Namespace, alias: str, tasks: Sequence[Any], policy_name: str
+    args: argparse.Namespace,
+    alias: str,
+    tasks: Sequence[Any],
+    policy_name: str,
+    fingerprint: Mapping[str, Any] | None = None,
 ) -> Path:
     from vector_gym.tasks.task import corpus_hash
 
@@ -239,12 +255,18 @@ def _default_out(
         + "-"
         + corpus_hash(tasks)[:8]
     )
+    if fingerprint is not None:  # another model, budget, sampling, ... -> another file
+        from vector_gym.runfile import fingerprint_id
+
+        return Path(args.runs_dir) / tag / f"{_slug(policy_name)}-{fingerprint_id(fingerprint)[:8]}.jsonl"
     return Path(args.runs_dir) / tag / f"{_slug(policy_name)}.jsonl"
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     from vector_gym.policies import CONTROL_POLICIES, make_policy
+    from vector_gym.policies import check_action_format
     from vector_gym.rollout import rollout
+    from vector_gym.runfile import new_run_path, run_fingerprint
     from vector_gym.summary import format_table, summarize
 
     env, alias = _make_env(args)
@@ -271,10 +293,19 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         default_specs = ["patch-oracle"] if args.action_format == "patch" else list(CONTROL_POLICIES)
         specs = args.policy or default_specs
         rows: list[dict[str, Any]] = []
-        for spec in specs:
+        policies = []
+        for spec in specs:  # every policy is built and checked before any task runs
             is_control = spec.partition(":")[0] in (*CONTROL_POLICIES, "patch-oracle")
             policy = make_policy(spec, tasks, **({} if is_control else options))
-            out = Path(args.out) if args.out else _default_out(args, alias, tasks, policy.name)
+            check_action_format(policy, args.action_format)
+            policies.append((spec, policy))
+        for spec, policy in policies:
+            fp = run_fingerprint(
+                env, policy, spec=spec, extra={"parity": bool(args.parity), "backend": args.backend}
+            )
+            out = Path(args.out) if args.out else _default_out(args, alias, tasks, policy.name, fp)
+            if args.new_run:
+                out = new_run_path(out, fp)
             if out not in run_files:
                 run_files.append(out)
             rows.extend(
@@ -286,6 +317,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                     n=args.n,
                     task_ids=task_ids,
                     progress=not args.no_progress,
+                    fingerprint=fp,
+                    force=args.force,
                 )
             )
             if not args.json:
@@ -338,18 +371,27 @@ def load_outcomes(path: str | Path) -> list[dict[str, Any]]:
         ``path`` does not exist.
     """
     from vector_gym.errors import CorpusError
-    from vector_gym.tasks.vector_bench import read_jsonl
+    from vector_gym.runfile import read_rows
 
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"no such outcome file or directory: {p}")
     if p.is_file():
-        rows = read_jsonl(p)
+        rows = read_rows(p, repair=False, latest=False)
     else:
         folder = p / "data" / "model-results" if (p / "data" / "model-results").is_dir() else p
         files = sorted(folder.glob("*.json"))
         if not files:
-            raise CorpusError(f"{folder}: no *.json outcome files found")
+            runs = sorted(folder.glob("*.jsonl")) + sorted(folder.glob("*.jsonl.gz"))
+            if runs:
+                raise CorpusError(
+                    f"{folder}: a folder of run files; rescore takes one run file at a time, "
+                    f"e.g. vector-gym rescore {runs[0]}"
+                )
+            raise CorpusError(
+                f"{folder}: no *.json outcome files found (expected a run file FILE.jsonl, or a "
+                "folder of data/model-results/*.json)"
+            )
         rows = []
         for f in files:
             try:
@@ -514,6 +556,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``vector-gym``; return the exit status (0 ok, 1 error, 2 usage)."""
     from vector_gym.errors import VectorGymError
+    from vector_gym.runfile import RunInterrupted
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -531,6 +574,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             rc = _cmd_rescore(args)
         sys.stdout.flush()  # a closed pipe surfaces here, not in the interpreter's final flush
         return rc
+    except RunInterrupted as exc:  # one line, no traceback; the saved rows resume
+        print(f"vector-gym {args.command}: {exc}", file=sys.stderr)
+        return 130 if exc.cause == "interrupt" else 1
+    except KeyboardInterrupt:
+        print(f"vector-gym {args.command}: interrupted, re-run to resume", file=sys.stderr)
+        return 130
     except (VectorGymError, FileNotFoundError) as exc:
         print(f"vector-gym {args.command}: error: {exc}", file=sys.stderr)
         return 1
@@ -543,6 +592,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except (OSError, ValueError, AttributeError):
             pass
+        return 1
+    except OSError as exc:  # a full disk, a permission error outside a run: one line
+        print(f"vector-gym {args.command}: error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
 
 

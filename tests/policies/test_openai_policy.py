@@ -236,15 +236,17 @@ def test_auth_errors_raise_at_once(server_factory):
     assert policy.stats.retries == 0
 
 
-def test_connection_refused_is_retried_then_error(server_factory):
+def test_connection_refused_on_the_first_tries_stops_the_run(server_factory):
+    from vector_gym.policies.openai_policy import ServerUnreachableError
+
     srv = server_factory()
     url = srv.base_url
     srv.shutdown()
     srv.server_close()
     policy = OpenAICompatiblePolicy("m", url, max_retries=1, timeout_s=2, sleep=lambda s: None)
-    rows = policy.generate([_obs("x")])
-    assert rows[0][0].finish_reason == "error"
-    assert policy.stats.status_counts == {0: 2}
+    with pytest.raises(ServerUnreachableError, match="cannot reach the server"):
+        policy.generate([_obs("x")] * 5)
+    assert policy.stats.status_counts[0] <= 2 * policy.max_concurrency
 
 
 def test_retry_after_forms():

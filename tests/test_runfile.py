@@ -411,3 +411,14 @@ def test_report_out_writes_only_what_it_owns(capsys, tmp_path):
     assert run_cli(capsys, ["report", str(run), "--out", str(rep)])[0] == 0
     assert run_cli(capsys, ["report", str(run), "--out", str(rep)])[0] == 0  # its own report again
     assert (rep / "notes.txt").read_text() == "keep" and (rep / "index.html").is_file()
+
+
+# ------------------------------------------------------------- rescore reads the fingerprint
+def test_rescore_of_a_patch_run_scores_the_patched_documents(capsys, tmp_path):
+    out = tmp_path / "patch.jsonl"
+    code, _, err = run_cli(capsys, ["eval", "--action-format", "patch", "--out", str(out), "--no-progress"])
+    assert code == 0, err
+    code, text, err = run_cli(capsys, ["rescore", str(out), "--json", "--no-progress"])
+    assert code == 0, err
+    (d,) = json.loads(text)
+    assert d["policy"] == "patch-oracle" and d["n"] == 20 and d["full"] == 100.0 and d["valid"] == 100.0

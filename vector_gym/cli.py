@@ -416,7 +416,9 @@ def rescore_rows(
 
     Each row needs ``task_id``, ``model`` (or ``policy``), and ``produced_svg`` (the
     extracted SVG, scored as is; null = provider error, spec-reward.md section 12) or
-    ``response`` (raw text, extracted first).
+    ``response`` (raw text, extracted first). A run row whose fingerprint names the patch
+    action format is scored as the env did: its edit scripts (``responses`` in order) are
+    replayed on the task's source (:func:`vector_gym.runfile.replay_patches`).
 
     Returns
     -------
@@ -434,6 +436,7 @@ def rescore_rows(
     """
     from vector_gym.errors import CorpusError, UnknownTaskError
     from vector_gym.rewards.spec import get_scorer
+    from vector_gym.runfile import action_format, replay_patches
 
     by_id = {t.task_id: t for t in tasks}
     missing = sorted({str(r.get("task_id")) for r in rows} - set(by_id))
@@ -455,7 +458,10 @@ def rescore_rows(
                 f"outcome {i} (task {r.get('task_id')}): expected a 'model' or 'policy' field"
             )
         scorer = get_scorer(by_id[r["task_id"]], parity=parity)
-        if "produced_svg" in r:
+        if action_format(r) == "patch":  # the run fingerprint says: score the patched document
+            doc, last_ok, _ = replay_patches(r, by_id[r["task_id"]].source_svg)
+            report = scorer.score(doc) if last_ok else scorer.score_response("")
+        elif "produced_svg" in r:
             report = scorer.score(r["produced_svg"])
         elif "response" in r:
             report = scorer.score_response(r["response"])

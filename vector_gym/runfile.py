@@ -88,12 +88,14 @@ __all__ = [
     "RunLockedError",
     "RunMismatchError",
     "RunWriter",
+    "action_format",
     "encode_row",
     "fingerprint_diff",
     "fingerprint_id",
     "model_fingerprint",
     "new_run_path",
     "read_rows",
+    "replay_patches",
     "row_key",
     "run_fingerprint",
 ]
@@ -343,6 +345,42 @@ def new_run_path(path: str | Path, fingerprint: Mapping[str, Any]) -> Path:
     if stem.endswith("-" + fid):
         return p
     return p.with_name(f"{stem}-{fid}{dot}{ext}")
+
+
+def action_format(row: Mapping[str, Any]) -> str | None:
+    """The action format a row was played in, from its fingerprint; None when not recorded."""
+    run = row.get("run")
+    fmt = run.get("action_format") if isinstance(run, Mapping) else None
+    return fmt if fmt in ("svg", "patch") else None
+
+
+def replay_patches(row: Mapping[str, Any], source_svg: str) -> tuple[str, bool, bool]:
+    """Replay a patch-format row's edit scripts on the source, as the env did.
+
+    A multi-turn row's ``responses`` are applied in order; a script that fails leaves the
+    document as it was (:mod:`vector_gym.envs.base`).
+
+    Returns
+    -------
+    (document, last_ok, any_ok) : (str, bool, bool)
+        The document after the scripts, whether the last one applied (the env scored the
+        document then, else an empty answer) and whether any did. Never raises.
+    """
+    from vector_gym.envs.patch import decode_patch_action
+
+    answers = row.get("responses")
+    if not isinstance(answers, list) or not answers:
+        answers = [row.get("response")]
+    current, last_ok, any_ok = source_svg, False, False
+    for answer in answers:
+        try:
+            res = decode_patch_action(answer if isinstance(answer, str) else "", current)
+        except Exception:  # noqa: BLE001 - a hostile stored answer never stops a reader
+            res = None
+        last_ok = res is not None and res.ok
+        if last_ok:
+            current, any_ok = res.svg, True
+    return current, last_ok, any_ok
 
 
 # -------------------------------------------------------------------------------- reading

@@ -47,6 +47,7 @@ from vector_gym.report.images import (
 from vector_gym.report.leaderboard import Leaderboard, leaderboard
 from vector_gym.report.plots import MAX_NAMED, progress_ucr_plot
 from vector_gym.report.runs import Run, load_runs, tasks_for_runs
+from vector_gym.runfile import action_format, replay_patches
 from vector_gym.tasks.task import Task
 
 __all__ = ["ReportResult", "build_report", "DEFAULT_SIZE", "RASTER_METRICS"]
@@ -162,8 +163,9 @@ def _extract(response: Any) -> str | None:
 def _patched(row: dict[str, Any], rep: dict[str, Any], source_svg: str) -> str | None:
     """The document a patch-format row was scored on: its edit scripts replayed on the source.
 
-    Rows do not name their action format; a row whose report says the produced document
-    parsed although the response holds no SVG can only come from a patch env. A multi-turn
+    For rows without a run fingerprint (older run files, which do not name their action
+    format): a row whose report says the produced document parsed although the response
+    holds no SVG can only come from a patch env. A multi-turn
     row's ``responses`` are applied in order, a script that fails leaving the document as it
     was (as the env does, :mod:`vector_gym.envs.base`).
     """
@@ -208,9 +210,14 @@ def _outcomes(
                 continue
             rep = row.get("report") if isinstance(row.get("report"), dict) else {}
             changed = tuple(str(p) for p in (rep.get("unexpected_changed_parts") or ()))
-            svg = _extract(row.get("response"))
-            if svg is None:  # a patch-format row (patch actions, issue 5)
-                svg = _patched(row, rep, task_map[tid].source_svg)
+            fmt = action_format(row)  # from the run fingerprint; None for older rows
+            if fmt == "patch":
+                doc, _, any_ok = replay_patches(row, task_map[tid].source_svg)
+                svg = doc if any_ok else None
+            else:
+                svg = _extract(row.get("response"))
+                if svg is None and fmt is None:  # an older patch-format row (no fingerprint)
+                    svg = _patched(row, rep, task_map[tid].source_svg)
             per_task[tid].append(_Outcome(run.name, row, rep, svg, changed))
     return per_task
 

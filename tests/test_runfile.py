@@ -192,6 +192,27 @@ def test_repair_under_the_lock_never_cuts_a_live_writers_rows(tmp_path):
     assert len(rows) == 72 and len(keys) == 72 and len(set(keys)) == 72
 
 
+def test_a_repairing_reader_leaves_the_live_writers_row_in_flight_alone(tmp_path):
+    """Deterministic form of the race: the writer is mid-row when a reader repairs."""
+    from vector_gym.runfile import RunWriter
+
+    out = tmp_path / "run.jsonl"
+    row = {"env": "e", "task_id": "t0", "policy": "p", "sample_index": 0}
+    with RunWriter(out) as w:
+        w.append(row)
+        line = json.dumps({**row, "task_id": "t1"}).encode() + b"\n"
+        os.write(w._fd, line[:20])  # the row in flight: half written
+        assert [r["task_id"] for r in read_rows(out, repair=True)] == ["t0"]
+        assert out.stat().st_size == len(json.dumps(row)) + 1 + 20  # nothing was cut
+        os.write(w._fd, line[20:])
+    assert [r["task_id"] for r in read_rows(out, repair=True)] == ["t0", "t1"]
+    # with no writer, the same torn tail is cut (under the lock) before anything is appended
+    with open(out, "ab") as fh:
+        fh.write(line[:20])
+    assert [r["task_id"] for r in read_rows(out, repair=True)] == ["t0", "t1"]
+    assert out.read_bytes().endswith(b"}\n")
+
+
 KILL_SCRIPT = """
 import sys, time
 from vector_gym.envs.base import EditEnv

@@ -147,23 +147,25 @@ def test_redirects_are_not_followed_and_the_key_goes_nowhere_else(serve):
     assert b"sk-secret" in first.requests[0]
 
 
+def _traced(policy):
+    """One completion and the peak traced memory (bytes) of getting it."""
+    tracemalloc.start()
+    try:
+        ((c,),) = policy.generate([OBS])
+        return c, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def test_a_body_of_millions_of_choices_costs_no_memory(serve):
     huge = b'{"choices": [' + b",".join([b"{}"] * 10_000_000) + b"]}"
     srv = serve(lambda srv, conn: _answer(conn, huge))
-    policy = OpenAICompatiblePolicy("m", srv.url, max_retries=0, timeout_s=5)
-    tracemalloc.start()
-    ((c,),) = policy.generate([OBS])
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
+    c, peak = _traced(OpenAICompatiblePolicy("m", srv.url, max_retries=0, timeout_s=5))
     assert c.finish_reason == "error" and peak < 5_000_000  # refused from Content-Length
     # under the byte cap: the object bound stops the parse, and only n choices are kept
     within = b'{"choices": [' + b",".join([b'{"message": {"content": "a"}}'] * 3 + [b"{}"] * 1_000_000) + b"]}"
     srv2 = serve(lambda srv, conn: _answer(conn, within))
-    policy = OpenAICompatiblePolicy("m", srv2.url, max_retries=0, timeout_s=5)
-    tracemalloc.start()
-    ((c,),) = policy.generate([OBS])
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
+    c, peak = _traced(OpenAICompatiblePolicy("m", srv2.url, max_retries=0, timeout_s=5))
     assert c.finish_reason == "error" and peak < 30_000_000
     few = b'{"choices": [' + b",".join([b'{"message": {"content": "a"}}'] * 50) + b"]}"
     srv3 = serve(lambda srv, conn: _answer(conn, few))

@@ -169,23 +169,10 @@ def _patched(row: dict[str, Any], rep: dict[str, Any], source_svg: str) -> str |
     row's ``responses`` are applied in order, a script that fails leaving the document as it
     was (as the env does, :mod:`vector_gym.envs.base`).
     """
-    from vector_gym.svg.patch import apply_patch, extract_patch
-
     if not rep.get("produced_parse_ok"):
         return None
-    answers = row.get("responses")
-    if not isinstance(answers, list) or not answers:
-        answers = [row.get("response")]
-    current, applied = source_svg, False
-    try:
-        for answer in answers:
-            text = extract_patch(answer) if isinstance(answer, str) else None
-            res = apply_patch(current, text) if text is not None else None
-            if res is not None and res.ok:
-                current, applied = res.svg, True
-    except Exception:  # noqa: BLE001 - a hostile response never stops the report
-        return None
-    return current if applied else None
+    doc, _, any_ok = replay_patches(row, source_svg)
+    return doc if any_ok else None
 
 
 @dataclass

@@ -195,6 +195,8 @@ class EditEnv(gym.Env[dict[str, str], str]):
         render_mode: str | None = None,
     ) -> None:
         self.suite, explicit = _suite_of(suite, scorer, tasks)
+        if not self.env_id and self.suite.env_id:  # rows of a user suite name it by its env id
+            self.env_id = self.suite.env_id
         task_list = explicit if explicit is not None else self._default_tasks(split)
         self._set_tasks(task_list)
         if not isinstance(max_response_chars, int) or max_response_chars < 1:

@@ -14,8 +14,9 @@ Run fingerprint
 ---------------
 Every row written records ``run`` (the fingerprint: a JSON object) and ``run_id`` (its
 short hash, :func:`fingerprint_id`). The fingerprint (:func:`run_fingerprint`) holds what
-decides an outcome: the env id, the corpus hash (:func:`vector_gym.tasks.task.corpus_hash`),
-the scorer's parity mode and render backend, the action format, the turns per episode, the
+decides an outcome: the env id, the suite and its scoring options (parity mode, render backend, ...), the corpus hash
+(:func:`vector_gym.tasks.task.corpus_hash`), the action format, the turns per episode, the
+env's variant wrappers, the
 policy's name, its model fingerprint (:func:`model_fingerprint`: the weights' file
 hashes for a local model directory, the served model id and server for a model server), its
 sampling parameters (temperature, top_p, seed, native_n), its token budget, its chat
@@ -269,16 +270,28 @@ def run_fingerprint(
     from vector_gym.tasks.task import corpus_hash
 
     base = getattr(env, "unwrapped", env)
-    scorer = getattr(base, "scorer", None)
     spec_env = getattr(env, "spec", None) or getattr(base, "spec", None)
     env_id = getattr(spec_env, "id", None) or getattr(base, "env_id", "") or type(base).__name__
+    suite = getattr(base, "suite", None)
+    options = getattr(suite, "options", None) or {}
+    wrappers = []
+    cur = env
+    while cur is not base and hasattr(cur, "env"):  # our variant wrappers change the outcome
+        if type(cur).__module__.startswith("vector_gym."):
+            wrappers.append(type(cur).__name__)
+        cur = cur.env
     fp: dict[str, Any] = {
         "env": env_id,
+        "suite": getattr(suite, "name", None),
+        "suite_options": {
+            str(k): _json_value(v)
+            for k, v in sorted(options.items())
+            if k not in ("processes", "timeout_s", "device")  # how, not what, is scored
+        },
         "corpus": corpus_hash(list(base.tasks))[:16],
-        "parity": bool(getattr(scorer, "parity", False)),
-        "backend": getattr(scorer, "backend", None) if isinstance(getattr(scorer, "backend", None), str) else None,
-        "action_format": getattr(base, "action_format", "svg"),
-        "turns": int(getattr(base, "max_turns", 1)),
+        "action_format": _wrapper_attr(env, "action_format", "svg"),
+        "turns": int(_wrapper_attr(env, "max_turns", 1)),
+        "wrappers": wrappers[::-1],
         "policy": str(getattr(policy, "name", type(policy).__name__)),
         "model": model_fingerprint(policy, spec),
         "sampling": {
@@ -300,6 +313,14 @@ def run_fingerprint(
     if extra:
         fp.update({str(k): _json_value(v) for k, v in extra.items()})
     return fp
+
+
+def _wrapper_attr(env: Any, name: str, default: Any) -> Any:
+    getter = getattr(env, "get_wrapper_attr", None)
+    try:
+        return getter(name) if callable(getter) else getattr(env, name, default)
+    except AttributeError:
+        return default
 
 
 def _json_value(v: Any) -> Any:

@@ -345,9 +345,7 @@ def _eval_suite(args: argparse.Namespace, suite: Any, many: bool) -> tuple[list[
             check_action_format(policy, args.action_format)
             policies.append((spec, policy))
         for spec, policy in policies:
-            fp = run_fingerprint(
-                env, policy, spec=spec, extra={"parity": bool(args.parity), "backend": args.backend}
-            )
+            fp = run_fingerprint(env, policy, spec=spec)  # parity, backend: the suite's options
             out = _default_out(args, _alias(suite), tasks, policy.name, fp)
             if args.out:
                 out = Path(args.out) if not many else Path(args.out).with_suffix(f".{suite.name}.jsonl")

@@ -53,13 +53,22 @@ class _Handler(BaseHTTPRequestHandler):
         for k, v in (headers or {}).items():
             self.send_header(k, v)
         self.end_headers()
+        self._leave()  # before the client can see the answer and send its next request
         self.wfile.write(data)
+
+    def _leave(self):
+        srv: _Server = self.server
+        with srv.lock:
+            if getattr(self, "_in", False):
+                srv.in_flight -= 1
+                self._in = False
 
     def do_POST(self):
         srv: _Server = self.server
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         with srv.lock:
             srv.in_flight += 1
+            self._in = True
             srv.max_in_flight = max(srv.max_in_flight, srv.in_flight)
             srv.bodies.append(body)
             srv.headers_seen.append(dict(self.headers))
@@ -109,8 +118,7 @@ class _Handler(BaseHTTPRequestHandler):
                 },
             )
         finally:
-            with srv.lock:
-                srv.in_flight -= 1
+            self._leave()
 
 
 @pytest.fixture

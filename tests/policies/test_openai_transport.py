@@ -35,6 +35,7 @@ class RawServer:
         self.requests: list[bytes] = []
         self.active = 0
         self.max_active = 0
+        self.live: set = set()
         self.lock = threading.Lock()
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.thread.start()
@@ -51,8 +52,16 @@ class RawServer:
                 continue
             threading.Thread(target=self._one, args=(conn,), daemon=True).start()
 
+    def leave(self, conn):
+        """Count ``conn`` as no longer in flight (call before the last bytes of an answer)."""
+        with self.lock:
+            if conn in self.live:
+                self.live.discard(conn)
+                self.active -= 1
+
     def _one(self, conn):
         with self.lock:
+            self.live.add(conn)
             self.active += 1
             self.max_active = max(self.max_active, self.active)
         try:
@@ -70,8 +79,7 @@ class RawServer:
         except OSError:
             pass
         finally:
-            with self.lock:
-                self.active -= 1
+            self.leave(conn)
             conn.close()
 
     def drip(self, conn, data: bytes, every: float = 0.2, seconds: float = 8.0):
@@ -193,6 +201,7 @@ def test_an_unreachable_server_stops_the_run_with_a_clear_error(capsys, tmp_path
 def test_requests_in_flight_are_bounded_across_callers(serve):
     def slow(srv, conn):
         time.sleep(0.15)
+        srv.leave(conn)  # before the client can read the answer and start its next request
         _answer(conn)
 
     srv = serve(slow)

@@ -87,7 +87,11 @@ def test_nan_and_infinity_path_coordinates(parity):
 @pytest.mark.parametrize("parity", [False, True])
 def test_non_finite_requested_coordinate(value, parity):
     r = score(TASK, sub(TARGET, 'x="30"', f'x="{value}"'), parity)
-    assert r.reward == 0.0 and r.failure_reasons == ("requested_repairs_incomplete",)
+    if parity:
+        assert r.reward == 0.0 and r.failure_reasons == ("requested_repairs_incomplete",)
+    else:  # default mode: not an SVG number in a numeric attribute, a named validity failure
+        assert r.reward == 0.0 and r.failure_reasons[0] == "invalid_svg"
+        assert r.detail == ("invalid_number",)
     json.dumps(r.to_dict(), allow_nan=False)  # no NaN/inf float anywhere in the report dict
 
 

@@ -19,6 +19,7 @@ __all__ = [
     "parse_svg_number",
     "is_svg_number",
     "scan_numbers",
+    "scan_number_spans",
     "python_float_reference",
     "format_number",
     "normalise_svg_number",
@@ -116,11 +117,25 @@ def scan_numbers(text: str) -> list[float] | None:
     >>> scan_numbers("")
     []
     """
+    spans = scan_number_spans(text)
+    return None if spans is None else [v for _s, _e, v in spans]
+
+
+def scan_number_spans(text: str) -> list[tuple[int, int, float]] | None:
+    """:func:`scan_numbers` with each number's character span: ``(start, end, value)``.
+
+    For code that edits numbers in place. Same grammar and failures as :func:`scan_numbers`.
+
+    Examples
+    --------
+    >>> scan_number_spans("1,2 3.5.5")
+    [(0, 1, 1.0), (2, 3, 2.0), (4, 7, 3.5), (7, 9, 0.5)]
+    """
     pos = 0
     n = len(text)
     while pos < n and text[pos] in _WSP:
         pos += 1
-    out: list[float] = []
+    out: list[tuple[int, int, float]] = []
     match = _LIST_ITEM_RE.match
     while pos < n:
         m = match(text, pos)
@@ -129,7 +144,7 @@ def scan_numbers(text: str) -> list[float] | None:
         value = float(m.group(1))
         if not math.isfinite(value):
             return None
-        out.append(value)
+        out.append((m.start(1), m.end(1), value))
         end = m.end()
         if end == n and end > m.end(1) and "," in text[m.end(1) : end]:
             return None  # trailing comma

@@ -175,7 +175,8 @@ class _Reader:
         self.s = s
         self.pos = 0
 
-    def number(self) -> float:
+    def number_span(self) -> tuple[int, int, float]:
+        """Read one number: (start, end of its text, value); the separator run is skipped."""
         m = _NUM_SEP.match(self.s, self.pos)
         tok = m.group(1)
         if not tok:
@@ -184,8 +185,12 @@ class _Reader:
             v = float(tok)
         except ValueError:
             raise PathSyntaxError(R_BAD_NUMBER, f"not a number: {tok!r} in {self.s!r}") from None
+        start = self.pos
         self.pos = m.end()
-        return v
+        return start, m.end(1), v
+
+    def number(self) -> float:
+        return self.number_span()[2]
 
     def flag(self) -> bool:
         if self.pos >= len(self.s):
@@ -570,9 +575,6 @@ def normalise_path_data(d: str) -> str | None:
     return " ".join(out)
 
 
-_FIELD_COUNT = {"M": 2, "L": 2, "T": 2, "H": 1, "V": 1, "C": 6, "S": 4, "Q": 4, "A": 7}
-
-
 def path_fields(d: str) -> list[tuple[str, int, tuple[tuple[int, int, float, bool], ...]]] | None:
     """Every argument of ``d`` with its character span, read by the path reader's grammar.
 
@@ -619,31 +621,24 @@ def path_fields(d: str) -> list[tuple[str, int, tuple[tuple[int, int, float, boo
         if not args or not args.isascii():
             return None
         moved = True
-        i = base + len(raw) - len(raw.lstrip())
-        end = i + len(args)
-        n_fields = _FIELD_COUNT[up]
+        offset = base + len(raw) - len(raw.lstrip())
+        r = _Reader(args)
+        n_fields = _SET_SIZE.get(up, 7)  # A: rx ry rotation flag flag x y
         set_no = 0
-        while i < end:
+        while r.pos < len(args):
             fields: list[tuple[int, int, float, bool]] = []
-            for f in range(n_fields):
-                if up == "A" and f in (3, 4):
-                    if i >= end or d[i] not in "01":
+            try:
+                for f in range(n_fields):
+                    if up == "A" and f in (3, 4):
+                        at = r.pos
+                        fields.append((offset + at, offset + at + 1, float(r.flag()), True))
+                        continue
+                    s0, e0, v = r.number_span()
+                    if up == "A" and f < 2 and v < 0:
                         return None
-                    fields.append((i, i + 1, float(d[i]), True))
-                    i = _SEP.match(d, i + 1, end).end()
-                    continue
-                m = _NUM_SEP.match(d, i, end)
-                tok = m.group(1)
-                if not tok:
-                    return None
-                try:
-                    v = float(tok)
-                except ValueError:
-                    return None
-                if up == "A" and f < 2 and v < 0:
-                    return None
-                fields.append((i, m.end(1), v, False))
-                i = m.end()
+                    fields.append((offset + s0, offset + e0, v, False))
+            except (_ReadFailure, PathSyntaxError):
+                return None
             out.append((cmd, set_no, tuple(fields)))
             set_no += 1
     return out

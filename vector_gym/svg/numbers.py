@@ -16,6 +16,7 @@ import re
 __all__ = [
     "SVG_NUMBER_RE",
     "SVG_NUMBER_PATTERN",
+    "REFERENCE_NUMBER_PATTERN",
     "parse_svg_number",
     "is_svg_number",
     "scan_numbers",
@@ -34,6 +35,10 @@ SVG_NUMBER_PATTERN = r"[+-]?(?:[0-9]*\.[0-9]+|[0-9]+\.?)(?:[eE][+-]?[0-9]+)?"
 
 SVG_NUMBER_RE = re.compile(SVG_NUMBER_PATTERN)
 """Compiled :data:`SVG_NUMBER_PATTERN`; use ``fullmatch`` for a whole-string test."""
+
+REFERENCE_NUMBER_PATTERN = r"[-+]?(?:\d*\.\d+|\d+\.?)(?:[eE][-+]?\d+)?"
+"""The reference evaluator's number regex (spec §4.2): ``\\d`` is any Unicode decimal digit
+(spec §15). Parity readings only (:mod:`vector_gym.svg.reference_dialect`, the §8.3 viewport)."""
 
 # One number, then an optional separator: a run of whitespace with at most one comma.
 _LIST_ITEM_RE = re.compile(r"(" + SVG_NUMBER_PATTERN + r")(?:[ \t\r\n\f]*,[ \t\r\n\f]*|[ \t\r\n\f]+)?")

@@ -44,6 +44,7 @@ import re
 from decimal import Decimal, InvalidOperation
 
 from vector_gym.svg.color import COLOR_ATTRIBUTES, normalise_color
+from vector_gym.svg.numbers import REFERENCE_NUMBER_PATTERN
 from vector_gym.svg.parse import fold_ws, local_name
 from vector_gym.svg.transform import TRANSFORM_ARITY as _TRANSFORM_ARITY
 
@@ -65,7 +66,7 @@ __all__ = [
 INVALID_MARKER = "__invalid_svg_syntax__:"
 """Prefix of a normalised value whose syntax check failed (spec §4.1 "marked invalid")."""
 
-NUMBER_PATTERN = r"[-+]?(?:\d*\.\d+|\d+\.?)(?:[eE][-+]?\d+)?"
+NUMBER_PATTERN = REFERENCE_NUMBER_PATTERN
 """§4.2 number grammar; ``\\d`` is Python's Unicode decimal digit class (spec §15)."""
 
 LOCAL_NAME_HREF_KEYING = True

@@ -148,3 +148,17 @@ def test_exact_string_match():
     swapped = sub(TARGET, 'x="30" y="10"', 'y="10" x="30"')
     r = score(task, swapped)
     assert not r.exact and r.structural and r.reward == 1.0
+
+
+def test_default_masking_removes_what_the_default_lookup_reads():
+    # Issue 10: in default mode ``FILL:`` in style is the fill (CSS names are case-insensitive),
+    # so masking must remove it too; a wrong fill there fails the edit but is not also blamed on
+    # unintended changes, and a right one passes.
+    wrong = sub(TARGET, 'fill="#6a1a1a"', 'style="FILL: #000000"')
+    r = score(make_task(edits=[{"part": "box", "attribute": "fill", "before": "#000000",
+                                "after": "#6a1a1a"}]), wrong)  # fmt: skip
+    assert not r.repair_pass and r.preservation_pass
+    right = sub(TARGET, 'fill="#6a1a1a"', 'style="FILL: #6A1A1A !important"')
+    r = score(make_task(edits=[{"part": "box", "attribute": "fill", "before": "#000000",
+                                "after": "#6a1a1a"}]), right)  # fmt: skip
+    assert r.reward == 1.0

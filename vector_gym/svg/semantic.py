@@ -32,7 +32,6 @@ on the masked documents for the preservation gate (§9), and locally on inserted
 from __future__ import annotations
 
 from vector_gym.svg.canonical import (
-    INVALID_MARKER,
     Node,
     style_pieces,
     to_node,  # noqa: F401  (used by the doctests)

@@ -3,15 +3,18 @@
 Each case: area, behaviour, source, a.svg body, optional b.svg body, and the expected verdicts
 written by hand: default {valid, detail, c_equal, v_equal}, parity {...} (c/v only with b).
 """
-import json, pathlib, sys
+import json
+import pathlib
+import sys
 
 NS = 'xmlns="http://www.w3.org/2000/svg"'
 XL = 'xmlns:xlink="http://www.w3.org/1999/xlink"'
 def doc(body, extra=""):
     return f'<svg {NS} {extra} viewBox="0 0 100 100">{body}</svg>'.replace("  ", " ")
 
-V = lambda valid=True, detail=(), c=None, v=None: {k: x for k, x in
-    dict(valid=valid, detail=list(detail), c_equal=c, v_equal=v).items() if x is not None}
+def V(valid=True, detail=(), c=None, v=None):
+    fields = dict(valid=valid, detail=list(detail), c_equal=c, v_equal=v)
+    return {k: x for k, x in fields.items() if x is not None}
 
 CASES = [
  # -- numbers ------------------------------------------------------------------------------
@@ -148,7 +151,8 @@ CASES = [
 out = pathlib.Path(sys.argv[1])
 names = set()
 for area, beh, source, a, b, dflt, par in CASES:
-    assert (area, beh) not in names; names.add((area, beh))
+    assert (area, beh) not in names
+    names.add((area, beh))
     d = out / area / beh
     d.mkdir(parents=True, exist_ok=True)
     (d / "a.svg").write_text(a + "\n", encoding="utf-8")

@@ -470,14 +470,36 @@ class OpenAICompatiblePolicy:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _post_once(self, data: bytes, body: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """One attempt, finished (connect, status line, headers, body) by ``timeout_s``."""
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        """One chat-completions attempt: :meth:`_exchange`, then a bounded parse."""
+        want = int((body or {}).get("n", 1) or 1)
+        return self._decode(self._exchange("POST", self.url, data), want)
+
+    def _exchange(
+        self, method: str, url: str, data: bytes | None, *, count: bool = True
+    ) -> bytes:
+        """One bounded HTTP exchange with the server; returns the body of a 200.
+
+        Connect, request, status line, headers (``100 Continue`` included) and body end by
+        ``timeout_s``; at most ``max_concurrency`` exchanges are in flight; a redirect is
+        never followed; a body over ``max_response_bytes`` is refused (module docstring).
+        Every request to the server (budget probes included) should go through here.
+
+        Raises
+        ------
+        ConfigError
+            HTTP 401/403/404 or a redirect.
+        _Unreachable, _RetryableError, _PermanentError
+            As classified in the module docstring.
+        """
+        headers = {"Accept": "application/json"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        parts = urllib.parse.urlsplit(self.url)
+        parts = urllib.parse.urlsplit(url)
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-        want = int((body or {}).get("n", 1) or 1)
+        tally = self._count if count else (lambda status: None)
         with self._inflight:  # requests in flight across every thread using this policy
             conn = cls(parts.hostname or "", parts.port, timeout=self.timeout_s)
             expired = threading.Event()
@@ -499,27 +521,27 @@ class OpenAICompatiblePolicy:
                 try:
                     conn.connect()
                 except (ConnectionRefusedError, socket.gaierror) as exc:
-                    raise _Unreachable(f"{type(exc).__name__} for {self.url}: {exc}") from None
+                    raise _Unreachable(f"{type(exc).__name__} for {url}: {exc}") from None
                 except OSError as exc:
                     if expired.is_set() or isinstance(exc, TimeoutError):
-                        raise _Unreachable(f"no connection to {self.url} within {self.timeout_s}s") from None
+                        raise _Unreachable(f"no connection to {url} within {self.timeout_s}s") from None
                     if exc.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH, errno.EADDRNOTAVAIL):
-                        raise _Unreachable(f"{type(exc).__name__} for {self.url}: {exc}") from None
+                        raise _Unreachable(f"{type(exc).__name__} for {url}: {exc}") from None
                     raise
                 if expired.is_set():
                     raise TimeoutError("deadline")
-                conn.request("POST", path, body=data, headers=headers)
+                conn.request(method, path, body=data, headers=headers)
                 response = conn.getresponse()  # skips 100 Continue; bounded by the deadline
                 status = response.status
                 with self._lock:
                     self._reached = True
                 if status != 200:
-                    self._count(status)
-                    self._raise_for_status(response, status)
+                    tally(status)
+                    self._raise_for_status(response, status, url)
                 length = response.getheader("Content-Length")
                 if length and length.strip().isdigit() and int(length) > self.max_response_bytes:
                     raise _PermanentError(
-                        f"response from {self.url} announces {int(length)} bytes, over "
+                        f"response from {url} announces {int(length)} bytes, over "
                         f"max_response_bytes={self.max_response_bytes} (not read)"
                     )
                 raw = self._read_body(response)
@@ -527,34 +549,35 @@ class OpenAICompatiblePolicy:
                     raise TimeoutError("deadline")
             except (_PermanentError, _RetryableError, ConfigError) as exc:
                 if status == 200 or isinstance(exc, _Unreachable):  # others counted above
-                    self._count(status)
+                    tally(status)
                 raise
             except (http.client.HTTPException, OSError) as exc:
                 # OSError covers TimeoutError and ConnectionError; HTTPException covers a
                 # body cut short (IncompleteRead), a reply that is not HTTP (BadStatusLine)
                 # and oversized header lines (LineTooLong).
-                self._count(status)
+                tally(status)
                 if expired.is_set():
                     raise _RetryableError(
-                        f"no complete response from {self.url} within timeout_s={self.timeout_s}"
+                        f"no complete response from {url} within timeout_s={self.timeout_s}"
                     ) from None
-                raise _RetryableError(f"{type(exc).__name__} for {self.url}: {exc}") from None
+                raise _RetryableError(f"{type(exc).__name__} for {url}: {exc}") from None
             finally:
                 timer.cancel()
                 conn.close()
-        self._count(status)
-        return self._decode(raw, want)
+        tally(status)
+        return raw
 
-    def _raise_for_status(self, response: Any, status: int) -> None:
+    def _raise_for_status(self, response: Any, status: int, url: str | None = None) -> None:
         try:
             detail = response.read(2000).decode("utf-8", "replace")
         except (OSError, http.client.HTTPException):
             detail = ""
-        message = f"HTTP {status} from {self.url}: {detail}"
+        url = url or self.url
+        message = f"HTTP {status} from {url}: {detail}"
         if 300 <= status < 400:
             where = response.getheader("Location") or "?"
             raise ConfigError(
-                f"HTTP {status} from {self.url} redirects to {where}: redirects are not followed "
+                f"HTTP {status} from {url} redirects to {where}: redirects are not followed "
                 "(the API key is never sent to another address); pass the address that answers "
                 "as --base-url"
             )

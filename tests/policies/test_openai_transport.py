@@ -212,3 +212,13 @@ def test_requests_in_flight_are_bounded_across_callers(serve):
     for t in threads:
         t.join(20)
     assert policy.stats.requests == 12 and srv.max_active <= 2
+
+
+def test_http_proxy_from_the_environment_is_used(serve, monkeypatch):
+    proxy = serve(lambda srv, conn: _answer(conn))
+    monkeypatch.setenv("http_proxy", proxy.url.rsplit("/", 1)[0])
+    monkeypatch.setenv("no_proxy", "")
+    policy = OpenAICompatiblePolicy("m", "http://api.invalid:9/v1", max_retries=0, timeout_s=2)
+    ((c,),) = policy.generate([OBS])
+    assert c.text == "<svg/>"
+    assert proxy.requests[0].startswith(b"POST http://api.invalid:9/v1/chat/completions HTTP/1.1")

@@ -2,9 +2,10 @@
 
 Layer 5. Works with ``vllm serve``, SGLang, llama.cpp's server, hosted APIs and
 anything else that speaks the chat-completions format. Standard library only
-(``urllib``): requests run on a bounded thread pool (network I/O releases the
-GIL), failed requests are retried against the same model with capped
-exponential backoff and full jitter, honouring ``Retry-After``.
+(``http.client``; ``HTTP(S)_PROXY`` and ``NO_PROXY`` are honoured): requests run
+on a bounded thread pool (network I/O releases the GIL), failed requests are
+retried against the same model with capped exponential backoff and full jitter,
+honouring ``Retry-After``.
 
 Retry policy
 ------------
@@ -59,6 +60,7 @@ import socket
 import threading
 import time
 import urllib.parse
+import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -498,10 +500,9 @@ class OpenAICompatiblePolicy:
             headers["Authorization"] = f"Bearer {self.api_key}"
         parts = urllib.parse.urlsplit(url)
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
         tally = self._count if count else (lambda status: None)
         with self._inflight:  # requests in flight across every thread using this policy
-            conn = cls(parts.hostname or "", parts.port, timeout=self.timeout_s)
+            conn, path = _connection(parts, path, self.timeout_s)
             expired = threading.Event()
 
             def cut_off() -> None:  # the attempt's deadline: wake any blocked read or write
@@ -634,6 +635,27 @@ class OpenAICompatiblePolicy:
         with self._lock:
             self.stats.requests += 1
             self.stats.status_counts[status] = self.stats.status_counts.get(status, 0) + 1
+
+
+def _connection(parts: Any, path: str, timeout: float) -> tuple[Any, str]:
+    """An unconnected ``http.client`` connection for a URL, through the environment's proxy.
+
+    ``HTTP(S)_PROXY`` / ``NO_PROXY`` are honoured as urllib does (``urllib.request.getproxies``,
+    ``proxy_bypass``): an https URL is tunnelled through the proxy (CONNECT), an http URL is
+    sent to the proxy with its absolute URL. Returns the connection and the request target.
+    """
+    https = parts.scheme == "https"
+    cls = http.client.HTTPSConnection if https else http.client.HTTPConnection
+    host, port = parts.hostname or "", parts.port
+    proxy = urllib.request.getproxies().get(parts.scheme)
+    if proxy and not urllib.request.proxy_bypass(parts.netloc):
+        pp = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+        conn = cls(pp.hostname or "", pp.port or 8080, timeout=timeout)
+        if https:
+            conn.set_tunnel(host, port or 443)
+            return conn, path
+        return conn, urllib.parse.urlunsplit(parts._replace(fragment=""))
+    return cls(host, port, timeout=timeout), path
 
 
 def _nonneg_int(value: Any) -> int | None:

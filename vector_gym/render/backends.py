@@ -4,7 +4,7 @@ Three backends share one entry point, :func:`render_document`, which runs the tr
 pre-check (:func:`vector_gym.render.precheck.check_tree`), prepares the document and draws it:
 
 ``skia`` (default)
-    The normalised render form of :func:`vector_gym.svg.simplify.simplify_tree` is drawn by
+    The normalised render form of :func:`vector_gym.svg.normalise.simplify_tree` is drawn by
     ``skia.SVGDOM`` onto a numpy-backed RGBA surface (``kRGBA_8888``, premultiplied; one per
     canvas size and process, so no per-image allocation) cleared to the background colour.
     skia's SVG module cannot draw three things at all: ``<text>`` (skia-python has no font
@@ -13,7 +13,7 @@ pre-check (:func:`vector_gym.render.precheck.check_tree`), prepares the document
     else by skia without them. ``skia-strict`` never falls back.
 ``resvg``
     The most standards-complete renderer and the conformance reference. The document, with only
-    its root fitted to the canvas (:func:`vector_gym.svg.simplify.fit_root`), goes to resvg-py,
+    its root fitted to the canvas (:func:`vector_gym.svg.normalise.fit_root`), goes to resvg-py,
     whose PNG is decoded. No maintained binding on PyPI returns raw pixels (``resvg`` 0.2.0 and
     ``resvg-py`` 0.5.0 both return PNG; checked 2026-11), so the PNG round trip stays. Generic
     font families map to the installed DejaVu fonts; system fonts load only for documents that
@@ -34,7 +34,7 @@ from lxml import etree
 
 from vector_gym.render import reasons
 from vector_gym.render.precheck import DEFAULT_LIMITS, RenderLimits, RenderRejected, check_tree
-from vector_gym.svg.simplify import fit_root, simplify_tree, to_svg_bytes
+from vector_gym.svg.normalise import fit_root, simplify_tree, to_svg_bytes
 
 __all__ = ["BACKENDS", "render_document"]
 

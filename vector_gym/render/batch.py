@@ -124,7 +124,7 @@ def render_many(
     ``viewBox`` and ``preserveAspectRatio``; absolute ``width``/``height`` without a ``viewBox``
     become one, so the drawing still fills the canvas), drawn on an opaque background and read
     back as RGB. With the default ``skia`` backend the document is first normalised
-    (:func:`vector_gym.svg.simplify.simplify`), which fixes what skia's SVG module draws wrongly.
+    (:func:`vector_gym.svg.normalise.simplify`), which fixes what skia's SVG module draws wrongly.
 
     Parameters
     ----------

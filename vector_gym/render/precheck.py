@@ -16,7 +16,7 @@ External references. An ``<image>``, ``<feImage>`` or ``<use>`` whose ``href``/`
 (or own ``xml:base``) names anything but ``#id`` or a raster ``data:`` URI (``https:``,
 ``file:``, a path, an SVG ``data:`` document) is replaced in the tree by what it draws when the
 resource cannot be fetched: nothing (an empty ``<g>``; a transparent ``<feFlood>`` for
-``<feImage>``), by :func:`vector_gym.svg.simplify.strip_external_resources`. The rest of the
+``<feImage>``), by :func:`vector_gym.svg.normalise.strip_external_resources`. The rest of the
 document renders, as with the SVGEditBench papers' CairoSVG offline, and the reference is never
 fetched, opened or handed to any backend (skia, resvg or CairoSVG). Every other reference that
 is not ``#id`` or ``data:`` (a ``url()`` paint, clip, mask, filter or marker, whose fallback
@@ -36,7 +36,7 @@ from lxml import etree
 from vector_gym.errors import SVGParseError
 from vector_gym.render import reasons
 from vector_gym.svg.parse import ParseLimits, local_name, parse_svg
-from vector_gym.svg.simplify import (
+from vector_gym.svg.normalise import (
     external_references,
     path_numbers_over,
     strip_external_resources,

@@ -321,7 +321,7 @@ def test_simplify_is_idempotent_on_a_corpus_like_document():
 def test_precheck_helpers():
     r = parse_svg(
         doc(
-            '<image href="data:image/png;base64,AA=="/><use href="#a"/><rect fill="url(file:///x)"/>'
+            '<image href="data:image/png;base64,iVBORw0KGgo="/><use href="#a"/><rect fill="url(file:///x)"/>'
         )
     )
     assert external_references(r) == ["file:///x"]
@@ -393,7 +393,7 @@ def test_external_images_uses_and_feimages_are_replaced_by_what_they_draw_offlin
             '<image xlink:href="/etc/passwd"/>'
             '<image href="data:image/svg+xml,&lt;svg/&gt;"/>'
             '<image xml:base="file:///etc/" href="#k"/>'
-            '<image id="k" href="data:image/png;base64,AA=="/>'
+            '<image id="k" href="data:image/png;base64,iVBORw0KGgo="/>'
             '<use href="other.svg#x"/><use href="#k"/>'
             '<filter><feImage id="f" href="file:///x.png" x="1" y="2" width="3" height="4"'
             ' result="img" preserveAspectRatio="none"/><feImage href="#k"/></filter>'
@@ -415,7 +415,7 @@ def test_external_images_uses_and_feimages_are_replaced_by_what_they_draw_offlin
         ("g", {}),
         ("g", {}),
         ("g", {}),
-        ("image", {"id": "k", "href": "data:image/png;base64,AA=="}),
+        ("image", {"id": "k", "href": "data:image/png;base64,iVBORw0KGgo="}),
         ("g", {}),
         ("use", {"href": "#k"}),
     ]

@@ -7,6 +7,7 @@ import re
 from lxml import etree
 
 from vector_gym.svg.normalise.common import _URL_RE, _url
+from vector_gym.svg.normalise.data_uri import raster_size
 from vector_gym.svg.parse import local_name, parse_svg, read_attributes
 
 
@@ -14,16 +15,19 @@ _IMPORT_RE = re.compile(r"@import", re.I)
 
 
 def _is_local(v: str) -> bool:
-    """``#id``, empty, or a ``data:`` URI that is not itself an SVG document.
+    """``#id``, empty, or a ``data:`` URI whose payload is a raster image (PNG, JPEG, GIF, WebP).
 
-    An SVG inside a ``data:`` URI is refused: resvg and CairoSVG would parse it with their own
-    resolvers, outside the pre-check, and it could name local files.
+    The payload's own bytes decide, not its declared MIME type (:mod:`.data_uri`): an SVG
+    document in a ``data:`` URI, under any MIME type, would be parsed by resvg or CairoSVG
+    outside the pre-check (its depth, ``<use>`` fan-out and file references), so it is not
+    local: an ``<image>``, ``<feImage>`` or ``<use>`` naming it draws nothing, anything else
+    naming it fails as external.
     """
     v = v.strip()
     if not v or v.startswith("#"):
         return True
     if v[:5].lower() == "data:":
-        return "svg" not in v[5 : v.find(",")].lower()
+        return raster_size(v) is not None
     return False
 
 

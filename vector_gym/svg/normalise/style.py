@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from vector_gym.svg.normalise.common import _S
+from vector_gym.errors import SVGParseError
+from vector_gym.svg.normalise.common import _S, _matrix_str
+from vector_gym.svg.normalise.transforms import css_transform
 
 
 _SIMPLE_STYLE_RE = re.compile(r"[()\"'\\/!{}@]")
@@ -45,65 +47,168 @@ def _rule_declarations(content) -> list[tuple[str, str, bool]]:
     return out
 
 
-# Presentation attributes that may not be set from CSS here (their CSS syntax differs).
-_CSS_SKIP = frozenset({"transform", "d"})
+# Presentation attributes whose CSS syntax differs from the attribute's: ``transform`` is read
+# with the CSS grammar (:func:`.transforms.css_transform`), ``d`` is not taken from CSS.
+_CSS_SKIP = frozenset({"d"})
+# A property name that can become an attribute: anything else (``xlink:href`` written with a CSS
+# escape, a name with a colon or a brace) is no presentation attribute and would make lxml raise.
+_CSS_NAME_RE = re.compile(r"[a-z][a-z0-9-]{0,63}")
+
+SELECTOR_BUDGET = 1_000_000
+"""Most selector-matching steps for one document: ancestors or previous siblings visited, plus
+one per (element, selector) pair. A selector of 1 KB with a few hundred descendant combinators
+makes backtracking matchers (cssselect2 here, simplecss in resvg) exponential in the nesting
+depth; past this budget the document fails as ``css_too_complex`` (issue 11, item 3)."""
+
+CSS_TOO_COMPLEX = "css_too_complex"
 
 
-def _apply_css(root) -> None:
-    sheets = [
+class CSSTooComplex(SVGParseError):
+    """Selector matching of a document's ``<style>`` sheets exceeded :data:`SELECTOR_BUDGET`."""
+
+    def __init__(self, message: str = "selector matching over budget") -> None:
+        super().__init__(CSS_TOO_COMPLEX, message)
+
+
+def _is_href(name: str) -> bool:
+    """A declaration that would set a link: ``href`` in any spelling (``xlink:href``...)."""
+    return name.endswith("href")
+
+
+def _budgeted_wrapper(budget: int):
+    """An ``ElementWrapper`` subclass whose ancestor and sibling walks count against ``budget``."""
+    import cssselect2
+
+    left = [budget]
+
+    def counted(seq):
+        for x in seq:
+            left[0] -= 1
+            if left[0] < 0:
+                raise CSSTooComplex()
+            yield x
+
+    class Wrapper(cssselect2.ElementWrapper):
+        def _raw_ancestors(self):
+            if self._ancestors is None:
+                p = self.parent
+                self._ancestors = () if p is None else (*p._raw_ancestors(), p)
+            return self._ancestors
+
+        def _raw_previous(self):
+            if self._previous_siblings is None:
+                p = self.previous
+                self._previous_siblings = () if p is None else (*p._raw_previous(), p)
+            return self._previous_siblings
+
+        @property
+        def ancestors(self):
+            return counted(self._raw_ancestors())
+
+        @property
+        def previous_siblings(self):
+            return counted(self._raw_previous())
+
+    return Wrapper, left
+
+
+def _sheets(root) -> list:
+    return [
         el
         for el in root.iter(_S + "style", "style")
         if (el.get("type") or "text/css").strip().lower() == "text/css"
     ]
+
+
+def _matcher(sheets):
+    """(cssselect2.Matcher, number of selectors) for the qualified rules of ``sheets``."""
+    import cssselect2
+    import tinycss2
+
+    matcher = cssselect2.Matcher()
+    order = 0
+    for sheet in sheets:
+        rules = tinycss2.parse_stylesheet(sheet.text or "", skip_comments=True, skip_whitespace=True)
+        for rule in rules:
+            if rule.type != "qualified-rule":
+                continue
+            decls = _rule_declarations(rule.content)
+            try:
+                selectors = cssselect2.compile_selector_list(rule.prelude)
+            except Exception:  # noqa: BLE001 - an unsupported selector skips its rule
+                continue
+            for sel in selectors:
+                if sel.pseudo_element is None:
+                    matcher.add_selector(sel, (order, decls))
+                    order += 1
+    return matcher, order
+
+
+def _matched(root, sheets, budget: int):
+    """Yield ``(element, [(name, value, important)] of matching rules)`` in document order.
+
+    Raises
+    ------
+    CSSTooComplex
+        When matching needs more than ``budget`` steps.
+    """
+    matcher, n_selectors = _matcher(sheets)
+    wrapper_cls, left = _budgeted_wrapper(budget)
+    for w in wrapper_cls.from_xml_root(root).iter_subtree():
+        left[0] -= n_selectors
+        if left[0] < 0:
+            raise CSSTooComplex()
+        decls = []
+        for _spec, _order, _pseudo, payload in matcher.match(w):
+            decls.extend(payload[1])
+        yield w.etree_element, decls
+
+
+def check_selectors(root, budget: int = SELECTOR_BUDGET) -> None:
+    """Match a document's ``<style>`` sheets against it without applying them, within ``budget``.
+
+    Run by the render path before a backend that matches selectors itself (resvg, CairoSVG),
+    whose matchers backtrack as cssselect2 does.
+
+    Raises
+    ------
+    CSSTooComplex
+        Over budget (reason ``css_too_complex``).
+    """
+    sheets = _sheets(root)
+    if sheets:
+        for _ in _matched(root, sheets, budget):
+            pass
+
+
+def _apply_css(root, budget: int = SELECTOR_BUDGET) -> None:
+    sheets = _sheets(root)
     has_style_attr = root.xpath("boolean(//@style)")
     if not sheets and not has_style_attr:
         return
-    matcher = None
     if sheets:
-        import cssselect2
-        import tinycss2
-
-        matcher = cssselect2.Matcher()
-        order = 0
-        for sheet in sheets:
-            rules = tinycss2.parse_stylesheet(
-                sheet.text or "", skip_comments=True, skip_whitespace=True
-            )
-            for rule in rules:
-                if rule.type != "qualified-rule":
-                    continue
-                decls = _rule_declarations(rule.content)
-                try:
-                    selectors = cssselect2.compile_selector_list(rule.prelude)
-                except Exception:  # noqa: BLE001 - an unsupported selector skips its rule
-                    continue
-                for sel in selectors:
-                    if sel.pseudo_element is None:
-                        matcher.add_selector(sel, (order, decls))
-                        order += 1
-    wrapped = None
-    if matcher is not None:
-        import cssselect2
-
-        wrapped = cssselect2.ElementWrapper.from_xml_root(root)
-        elements = ((w.etree_element, w) for w in wrapped.iter_subtree())
+        elements = _matched(root, sheets, budget)
     else:
-        elements = ((el, None) for el in root.iter() if isinstance(el.tag, str))
-    for el, w in elements:
+        elements = ((el, ()) for el in root.iter() if isinstance(el.tag, str))
+    for el, decls in elements:
         normal: list[tuple[str, str]] = []
         important: list[tuple[str, str]] = []
-        if w is not None:
-            for _spec, _order, _pseudo, payload in matcher.match(w):
-                for name, value, imp in payload[1]:
-                    (important if imp else normal).append((name, value))
+        for name, value, imp in decls:
+            (important if imp else normal).append((name, value))
         style = el.get("style")
         if style is not None:
             for name, value, imp in _parse_declarations(style):
                 (important if imp else normal).append((name, value))
             del el.attrib["style"]
         for name, value in normal + important:
-            if name not in _CSS_SKIP and not name.startswith("-"):
-                el.set(name, value)
+            if name in _CSS_SKIP or _is_href(name) or not _CSS_NAME_RE.fullmatch(name):
+                continue  # an href from CSS is stripped like every external reference
+            if name == "transform":
+                m = css_transform(value)
+                if m is None:
+                    continue  # an invalid declaration is ignored; the attribute stays
+                value = _matrix_str(m)
+            el.set(name, value)
     for sheet in sheets:
         parent = sheet.getparent()
         if parent is not None:

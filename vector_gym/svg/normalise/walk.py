@@ -11,6 +11,7 @@ from vector_gym.svg.normalise.common import (
     _XLINK_HREF,
     _fmt,
     _matrix_str,
+    _mul,
     _ref_id,
     _url,
 )
@@ -32,7 +33,7 @@ from vector_gym.svg.normalise.paint_server import _resolve_paint
 from vector_gym.svg.normalise.paths import sanitize_path_data
 from vector_gym.svg.normalise.shapes import _ellipse_path
 from vector_gym.svg.normalise.switch import _switch_ok
-from vector_gym.svg.normalise.transforms import parse_transform_lenient
+from vector_gym.svg.normalise.transforms import parse_transform_lenient, transform_origin
 from vector_gym.svg.normalise.units import _PLAIN_NUMBER_RE, _length, _number_or_pct
 from vector_gym.svg.normalise.use_node import _CLIP_CONTENT
 from vector_gym.svg.normalise.viewport import _nested_viewport
@@ -54,7 +55,8 @@ from vector_gym.svg.parse import read_attributes
     _K_TF,
     _K_SW,
     _K_PO,
-) = range(14)
+    _K_TO,
+) = range(15)
 
 
 _KIND = {k: _K_DROP for k in _DROP_ATTRS}
@@ -86,6 +88,7 @@ _KIND.update(
         "patternTransform": _K_TF,
         "stroke-width": _K_SW,
         "paint-order": _K_PO,
+        "transform-origin": _K_TO,
     }
 )
 
@@ -100,6 +103,7 @@ def _attrs(el, name: str, ctx: _Ctx, state: _State) -> _Ctx | None:
     c = ctx.child()
     attrib: dict = {}
     paint_order = None
+    origin = None
     ccolors = None
     color_v = fill_v = stroke_v = None
     for k, v in read_attributes(el).items():
@@ -153,7 +157,15 @@ def _attrs(el, name: str, ctx: _Ctx, state: _State) -> _Ctx | None:
                 c.fs = x
         elif kind == _K_PO:
             paint_order = v
+        elif kind == _K_TO:
+            origin = v
         # _K_DROP: dropped
+    if origin is not None and "transform" in attrib:
+        o = transform_origin(origin, ctx.vw, ctx.vh, ctx.fs)
+        if o is not None and o != (0.0, 0.0):
+            m = parse_transform_lenient(attrib["transform"])
+            m = _mul(_mul((1.0, 0.0, 0.0, 1.0, o[0], o[1]), m), (1.0, 0.0, 0.0, 1.0, -o[0], -o[1]))
+            attrib["transform"] = _matrix_str(m)
     if color_v is not None:
         p = _paint(color_v)
         if p is not None and p != "inherit" and p[0] == "color":

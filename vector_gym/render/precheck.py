@@ -35,15 +35,22 @@ from lxml import etree
 
 from vector_gym.errors import SVGParseError
 from vector_gym.render import reasons
-from vector_gym.svg.parse import ParseLimits, local_name, parse_svg
 from vector_gym.svg.normalise import (
     external_references,
     path_numbers_over,
     strip_external_resources,
-    use_expansion_count,
 )
+from vector_gym.svg.normalise.bounds import strip_cyclic_uses
+from vector_gym.svg.normalise.common import SVG_NS
+from vector_gym.svg.normalise.data_uri import raster_size
+from vector_gym.svg.parse import ParseLimits, local_name, namespace_uri, parse_svg
 
 __all__ = ["RenderLimits", "RenderRejected", "check_text", "check_tree"]
+
+_DATA_HREF_XPATH = etree.XPath(
+    "//@*[local-name() = 'href'][starts-with(normalize-space(translate(., 'DATA', 'data')), 'data:')]",
+    smart_strings=False,
+)
 
 
 class RenderRejected(Exception):
@@ -78,6 +85,9 @@ class RenderLimits:
         element: 4.3 s in the skia path and 1.3 s in resvg before the linear reads of
         :func:`vector_gym.svg.parse.read_attributes`; resvg's own cost remains). The bundled
         corpora have at most 10 (measured over the 2,797 distinct documents).
+    max_image_pixels : int
+        Most pixels (width x height, read from the PNG or JPEG header before any decoder runs)
+        of one raster ``data:`` image (default 4096 x 4096: 64 MiB decoded).
     """
 
     max_bytes: int = 4_000_000
@@ -86,6 +96,7 @@ class RenderLimits:
     max_use_expansion: int = 200_000
     max_path_numbers: int = 1_000_000
     max_attributes: int = 256
+    max_image_pixels: int = 16_777_216
 
     def __post_init__(self) -> None:
         for name in self.__slots__:
@@ -186,6 +197,10 @@ def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree
         raise RenderRejected(exc.reason, exc.message) from None
     if not isinstance(root.tag, str) or local_name(root.tag) != "svg":
         raise RenderRejected(reasons.NOT_SVG, f"expected an <svg> root, got {root.tag!r}")
+    if namespace_uri(root.tag) != SVG_NS:
+        raise RenderRejected(
+            reasons.NO_SVG_NAMESPACE, f"expected the namespace {SVG_NS}, got {root.tag!r}"
+        )
     if root.xpath(f"boolean(//*[count(@*) > {limits.max_attributes}])"):
         raise RenderRejected(
             reasons.TOO_MANY_ATTRIBUTES,
@@ -197,9 +212,16 @@ def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree
         raise RenderRejected(
             reasons.EXTERNAL_REFERENCE, f"only #id and data: references, got {bad[0][:80]!r}"
         )
-    n = use_expansion_count(root, limits.max_use_expansion)
+    for uri in _DATA_HREF_XPATH(root):
+        size = raster_size(uri)
+        if size is not None and size[1] * size[2] > limits.max_image_pixels:
+            raise RenderRejected(
+                reasons.IMAGE_TOO_LARGE,
+                f"expected at most {limits.max_image_pixels} pixels, got {size[1]} x {size[2]}",
+            )
+    n = strip_cyclic_uses(root, limits.max_use_expansion)
     if n < 0:
-        raise RenderRejected(reasons.USE_CYCLE, "a <use> refers to itself or an ancestor")
+        raise RenderRejected(reasons.USE_CYCLE, "too many cyclic <use> elements")
     if n > limits.max_use_expansion:
         raise RenderRejected(
             reasons.USE_EXPANSION,

@@ -41,9 +41,15 @@ def use_expansion_count(root, budget: int) -> int:
     >>> use_expansion_count(parse_svg('<svg><use id="u" href="#u"/></svg>'), 100)
     -1
     """
+    n, cyclic = _expansion(root, budget)
+    return -1 if cyclic is not None else n
+
+
+def _expansion(root, budget: int):
+    """(element count after expanding every ``<use>``, the first ``<use>`` closing a cycle)."""
     if not _HAS_USE_XPATH(root):
         n = int(_COUNT_XPATH(root))
-        return n if n <= budget else budget + 1
+        return (n if n <= budget else budget + 1), None
     ids = _id_map(root)
     memo: dict = {}
     active: set = set()  # lxml proxies kept alive by memo/active, so identity is stable
@@ -67,7 +73,12 @@ def use_expansion_count(root, budget: int) -> int:
         if local_name(el.tag) == "use":
             target = ids.get(_ref_id(_href(el)))
             if target is not None:
-                total += cost(target)
+                try:
+                    total += cost(target)
+                except _Cycle as exc:
+                    if not exc.args:
+                        raise _Cycle(el) from None  # this use closes the cycle
+                    raise
         active.discard(el)
         if total > budget:
             raise _Over
@@ -75,11 +86,50 @@ def use_expansion_count(root, budget: int) -> int:
         return total
 
     try:
-        return cost(root)
-    except _Cycle:
-        return -1
+        return cost(root), None
+    except _Cycle as exc:
+        return -1, exc.args[0]
     except (_Over, RecursionError):
-        return budget + 1
+        return budget + 1, None
+
+
+def strip_cyclic_uses(root, budget: int, max_cycles: int = 64) -> int:
+    """Replace every ``<use>`` that closes a reference cycle by an empty ``<g>``, in place.
+
+    A browser skips a ``<use>`` that refers to itself or an ancestor, directly or through other
+    uses, and draws the rest (issue 11): so does every backend after this.
+
+    Parameters
+    ----------
+    root : lxml.etree._Element
+        Modified in place.
+    budget : int
+        As for :func:`use_expansion_count`.
+    max_cycles : int
+        Most uses replaced (each replacement recounts; work is bounded by it).
+
+    Returns
+    -------
+    int
+        The element count after expansion (above ``budget`` when over), or ``-1`` when more
+        than ``max_cycles`` uses close cycles.
+
+    Examples
+    --------
+    >>> r = parse_svg('<svg><g id="a"><rect/><use id="u" href="#a"/></g></svg>')
+    >>> strip_cyclic_uses(r, 100), [e.tag for e in r.iter()]
+    (4, ['svg', 'g', 'rect', 'g'])
+    """
+    for _ in range(max_cycles + 1):
+        n, use = _expansion(root, budget)
+        if use is None:
+            return n
+        g = etree.Element(use.tag[: -len("use")] + "g")
+        if use.get("id") is not None:
+            g.set("id", use.get("id"))
+        g.tail = use.tail
+        use.getparent().replace(use, g)
+    return -1
 
 
 _PATHDATA_XPATH = etree.XPath("//@d | //@points", smart_strings=False)

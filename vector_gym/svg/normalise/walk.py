@@ -190,6 +190,10 @@ def _attrs(el, name: str, ctx: _Ctx, state: _State) -> _Ctx | None:
             if oname is not None and p[2] < 1.0:
                 base = _number_or_pct(attrib.get(oname), 1.0)
                 attrib[oname] = _fmt(round(base * p[2], 6))
+    if name == "feFlood":
+        # skia converts the flood colour to linear RGB itself and then again for a linearRGB
+        # primitive (issue 11): a flood is one colour, the same in either space, so sRGB.
+        attrib["color-interpolation-filters"] = "sRGB"
     geo = _GEOMETRY.get(name)
     if geo:
         units_attr = _UNITS_ATTR.get(name)

@@ -35,9 +35,10 @@ _log = logging.getLogger(__name__)
 
 
 def _href(el) -> str | None:
-    v = el.get(_XLINK_HREF)
+    """The element's link: plain ``href`` wins over ``xlink:href`` (SVG 2 §5.3.3)."""
+    v = el.get("href")
     if v is None:
-        v = el.get("href")
+        v = el.get(_XLINK_HREF)
     return v
 
 

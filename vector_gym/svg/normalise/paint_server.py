@@ -7,7 +7,7 @@ import copy
 from vector_gym.svg.normalise.common import _S, _XLINK_HREF, _fmt, _href, _ref_id
 from vector_gym.svg.normalise.context import _Ctx, _State
 from vector_gym.svg.normalise.paint import _BLACK, _CURRENT, _NONE, _paint
-from vector_gym.svg.normalise.units import _number_or_pct
+from vector_gym.svg.normalise.units import _LEADING_NUMBER_RE, _number_or_pct
 from vector_gym.svg.parse import local_name
 
 
@@ -83,9 +83,35 @@ def _resolve_paint(p, ctx: _Ctx, state: _State):
                     if sc == _CURRENT or sc == "inherit" or sc[0] != "color":
                         sc = ctx.color if sc == _CURRENT else _BLACK
                     return ("color", sc[1], sc[2] * _number_or_pct(s.get("stop-opacity"), 1.0))
+            elif not _pattern_paints(target, state.ids):
+                return _NONE
             return ("url", p[1], None)
         fb = p[2]
         if fb is None:
             return _NONE
         return _resolve_paint(fb, ctx, state)
     return p
+
+
+def _pattern_paints(pattern, ids: dict) -> bool:
+    """Whether a ``<pattern>`` (with its ``href`` templates) paints anything (SVG 1.1 §13.3).
+
+    A missing, zero or negative ``width`` or ``height`` disables the paint (no paint is applied,
+    not black), as does a pattern without content.
+    """
+    size = {}
+    content = False
+    seen = set()
+    el = pattern
+    while el is not None and el not in seen and len(seen) < 32 and local_name(el.tag) == "pattern":
+        seen.add(el)
+        for k in ("width", "height"):
+            if k not in size and el.get(k) is not None:
+                size[k] = el.get(k)
+        content = content or any(isinstance(c.tag, str) for c in el)
+        el = ids.get(_ref_id(_href(el)))
+    for k in ("width", "height"):
+        m = _LEADING_NUMBER_RE.match(size.get(k, "0"))
+        if m is None or not float(m.group(0)) > 0:
+            return False
+    return content

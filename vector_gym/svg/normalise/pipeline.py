@@ -22,6 +22,31 @@ from vector_gym.svg.parse import parse_svg, read_attributes
 from vector_gym.svg.viewbox import parse_viewbox
 
 
+def _first_ids_win(root) -> None:
+    """Remove the ``id`` of every element after the first with the same id.
+
+    Browsers and resvg resolve a duplicate id to its first element; skia's SVG DOM takes the
+    last (issue 11).
+    """
+    seen = set()
+    for el in root.iter():
+        if isinstance(el.tag, str):
+            i = el.get("id")
+            if i is not None:
+                if i in seen:
+                    del el.attrib["id"]
+                else:
+                    seen.add(i)
+
+
+def _zero_viewbox(text: str | None) -> bool:
+    """A ``viewBox`` of zero width or height (which disables rendering), not a malformed one."""
+    if not text:
+        return False
+    vb = parse_viewbox(text, require_positive=False)
+    return vb is not None and (vb[2] == 0 or vb[3] == 0) and vb[2] >= 0 and vb[3] >= 0
+
+
 def simplify_tree(
     root, size: tuple[int, int] | None = None, *, max_use_expansion: int = DEFAULT_MAX_USE_EXPANSION
 ):
@@ -43,6 +68,7 @@ def simplify_tree(
     """
     root.tag = _S + "svg"
     strip_external_resources(root)
+    _first_ids_win(root)
     ids = _id_map(root)
     _apply_css(root)
     if root.find(".//" + _S + "use") is not None or root.find(".//use") is not None:
@@ -56,6 +82,9 @@ def simplify_tree(
     if size is not None:
         fit_root(root, size)
     vb = parse_viewbox(root.get("viewBox") or "")
+    if vb is None and _zero_viewbox(root.get("viewBox")):
+        for ch in list(root):  # a zero-size viewBox disables rendering (SVG 1.1 §7.7)
+            root.remove(ch)
     if vb is not None:
         vw, vh = vb[2], vb[3]
     else:

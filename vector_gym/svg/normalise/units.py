@@ -56,3 +56,5 @@ def _number_or_pct(v: str | None, default: float) -> float:
 
 
 _PLAIN_NUMBER_RE = re.compile(r"[+-]?(?:[0-9]*\.[0-9]+|[0-9]+\.?)(?:[eE][+-]?[0-9]+)?")
+
+_LEADING_NUMBER_RE = re.compile(r"[ \t\r\n\f]*[+-]?(?:[0-9]*\.[0-9]+|[0-9]+\.?)(?:[eE][+-]?[0-9]+)?")

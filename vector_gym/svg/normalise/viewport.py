@@ -51,6 +51,10 @@ def _nested_viewport(el, ctx: _Ctx, state: _State) -> tuple[object, tuple[float,
     if w <= 0 or h <= 0:
         return None
     vb = parse_viewbox(el.get("viewBox") or "")
+    if vb is None and el.get("viewBox"):
+        z = parse_viewbox(el.get("viewBox"), require_positive=False)
+        if z is not None and (z[2] == 0 or z[3] == 0) and z[2] >= 0 and z[3] >= 0:
+            return None  # a zero-size viewBox disables rendering (SVG 1.1 §7.7)
     m = (1.0, 0.0, 0.0, 1.0, x, y)
     if vb is not None:
         m = _mul(m, _viewbox_matrix(vb, el.get("preserveAspectRatio"), w, h))

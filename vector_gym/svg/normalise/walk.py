@@ -129,7 +129,7 @@ def _attrs(el, name: str, ctx: _Ctx, state: _State) -> _Ctx | None:
         elif kind == _K_SO:
             c.so = _number_or_pct(v, 1.0)
         elif kind == _K_HREF:
-            if k == _XLINK_HREF or _XLINK_HREF not in attrib:
+            if k == "href" or _XLINK_HREF not in attrib:  # plain href wins (SVG 2 §5.3.3)
                 attrib[_XLINK_HREF] = v
         elif kind == _K_URL:
             if "url(" in v:
@@ -173,11 +173,11 @@ def _attrs(el, name: str, ctx: _Ctx, state: _State) -> _Ctx | None:
     if fill_v is not None:
         p = _paint(fill_v)
         if p is not None and p != "inherit":
-            c.fill = c.color if p == _CURRENT else p
+            c.fill = p  # currentColor inherits as a keyword, resolved where it is drawn
     if stroke_v is not None:
         p = _paint(stroke_v)
         if p is not None and p != "inherit":
-            c.stroke = c.color if p == _CURRENT else p
+            c.stroke = p
     if ccolors is not None:
         for k, v in ccolors:
             p = _paint(v)

@@ -158,6 +158,14 @@ def conformance_expectations() -> dict:
     return json.loads(path.read_text())["cases"] if path.exists() else {}
 
 
+def _png_rgb(path: Path, size) -> np.ndarray:
+    import skia
+
+    img = skia.Image.open(str(path)).toarray(colorType=skia.kRGBA_8888_ColorType)[:, :, :3]
+    assert img.shape[:2] == tuple(size), f"{path}: expected {size}, got {img.shape[:2]}"
+    return img
+
+
 def measure_conformance(size=CORPUS_SIZE, raw: bool = True) -> list[dict]:
     """Render the conformance corpus and compare it with its references, one row per file.
 
@@ -179,6 +187,8 @@ def measure_conformance(size=CORPUS_SIZE, raw: bool = True) -> list[dict]:
         e = expect.get(f"{cls}/{name}")
         if e is not None and e["expect"] == "background":
             refs[i] = 255
+        elif e is not None and e["expect"] == "chromium":
+            refs[i] = _png_rgb(CORPUS / cls / f"{name}.chromium.png", size)
     d = mean_abs_diff(ours.images, refs)
     rd = mean_abs_diff(_raw_skia(svgs, size), refs) if raw else [None] * len(svgs)
     return [

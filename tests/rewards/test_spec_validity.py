@@ -31,7 +31,6 @@ INVALID = {
     "bad-style": (with_extra('<g style="fill red"/>'), "invalid_attribute_syntax"),
     "root-not-svg": (TARGET.replace("<svg ", "<SVG ").replace("</svg>", "</SVG>"), "not_svg_root"),
     # §18 paths
-    "packed-numbers": (with_extra('<path d="M0.5.5 L1 1"/>'), "invalid_path_syntax"),
     "missing-argument": (with_extra('<path d="M0 0 L1"/>'), "invalid_path_syntax"),
     "z-first": (with_extra('<path d="Z"/>'), "invalid_path_syntax"),  # reference crash (§16 item 8)
     "z-before-moveto": (with_extra('<path d="L10 10 Z"/>'), "invalid_path_syntax"),
@@ -129,3 +128,16 @@ def test_viewport_fallback_for_unit_width():
     task = make_task(target=target, source=sub(target, 'x="30"', 'x="10"'))
     r = score(task, sub(target, 'x="30"', 'x="32"'))
     assert r.checks[0].tolerance == 2.5 and r.checks[0].passed
+
+
+@pytest.mark.parametrize(
+    "d", ["M0.5.5 L1 1", "M1.5.5", "M2e1.5 1e1 1", "M-.5.5.5 0"]
+)
+def test_packed_numbers_valid_only_in_default(d):
+    # Issue 10: packed numbers and compact arc flags are SVG 2 path grammar and the path reader
+    # parses them, so default-mode validity agrees; the reference's token stream (§4.3) rejects
+    # two unsigned numbers without a separator, which parity keeps.
+    produced = with_extra(f'<path d="{d}"/>')
+    assert score(TASK, produced).validity_pass
+    r = score(TASK, produced, parity=True)
+    assert not r.validity_pass and "invalid_path_syntax" in r.detail

@@ -43,7 +43,7 @@ from vector_gym.svg.normalise import (
 from vector_gym.svg.normalise.bounds import strip_cyclic_uses
 from vector_gym.svg.normalise.common import SVG_NS
 from vector_gym.svg.normalise.data_uri import raster_size
-from vector_gym.svg.parse import ParseLimits, local_name, namespace_uri, parse_svg
+from vector_gym.svg.parse import MAX_DEPTH, ParseLimits, local_name, namespace_uri, parse_svg
 
 __all__ = ["RenderLimits", "RenderRejected", "check_text", "check_tree"]
 
@@ -91,7 +91,7 @@ class RenderLimits:
     """
 
     max_bytes: int = 4_000_000
-    max_depth: int = 128
+    max_depth: int = MAX_DEPTH
     max_elements: int = 100_000
     max_use_expansion: int = 200_000
     max_path_numbers: int = 1_000_000

@@ -42,6 +42,9 @@ __all__ = [
     "ODD_POINTS",
     "INVALID_VIEWBOX",
     "UNRESOLVED_REFERENCE",
+    "NO_SVG_NAMESPACE",
+    "INVALID_NUMBER",
+    "USE_CYCLE",
     "TARGET_INVALID",
     "DETAIL_CODES",
 ]
@@ -89,6 +92,14 @@ INVALID_VIEWBOX = "invalid_viewbox"
 """A ``viewBox`` is not four numbers with positive width and height (spec §10 rule 3)."""
 UNRESOLVED_REFERENCE = "unresolved_reference"
 """A local ``href="#X"`` or ``url(#X)`` names no element ``id`` (spec §10 rule 4)."""
+NO_SVG_NAMESPACE = "no_svg_namespace"
+"""Default mode: the root is ``<svg>`` outside the SVG namespace (renderers draw nothing)."""
+INVALID_NUMBER = "invalid_number"
+"""Default mode: a numeric attribute (width, x, r, opacity, offset, …) is not an SVG number or
+length (``NaN``, ``Infinity``, ``1_0``, hex, ``10 px``)."""
+USE_CYCLE = "use_cycle"
+"""Default mode: a ``<use>`` references itself, an ancestor, or a chain back to itself (SVG 2
+§5.6: such a document is in error)."""
 TARGET_INVALID = "target_invalid"
 """The task's own target fails validity, so both preservation gates fail (spec §11)."""
 
@@ -104,13 +115,16 @@ DETAIL_CODES: tuple[str, ...] = (
     TOO_DEEP,
     TOO_MANY_ELEMENTS,
     NOT_SVG_ROOT,
+    NO_SVG_NAMESPACE,
     EMPTY_ID,
     DUPLICATE_ID,
     INVALID_ATTRIBUTE_SYNTAX,
     INVALID_PATH_SYNTAX,
     ODD_POINTS,
     INVALID_VIEWBOX,
+    INVALID_NUMBER,
     UNRESOLVED_REFERENCE,
+    USE_CYCLE,
     TARGET_INVALID,
 )
 """Every detail code a :class:`~vector_gym.rewards.report.SpecReport` may carry."""

@@ -45,6 +45,7 @@ __all__ = [
     "parse_path_data",
     "parse_path_data_cached",
     "path_syntax_ok",
+    "normalise_path_data",
     "MOVE",
     "LINE",
     "QUAD",
@@ -126,6 +127,8 @@ class PathData:
     params: np.ndarray
     commands: str
     truncated: bool = False
+    args: tuple = ()
+    """Per segment, the arguments as written (relative ones stay relative; arc flags as bools)."""
 
     def __len__(self) -> int:
         return len(self.commands)
@@ -365,6 +368,7 @@ def parse_path_data(d: str, parity: bool = False) -> PathData:
     kinds: list[int] = []
     rows: list[tuple] = []
     cmds: list[str] = []
+    written: list[tuple] = []
     cx = cy = 0.0  # current point
     sx = sy = None  # subpath start
     last = ""  # previous command (upper case, after M→L)
@@ -382,6 +386,7 @@ def parse_path_data(d: str, parity: bool = False) -> PathData:
             kinds.append(LINE)
             rows.append((cx, cy, sx, sy))
             cmds.append(cmd)
+            written.append(())
             cx, cy = sx, sy
             last = "Z"
             continue
@@ -399,6 +404,7 @@ def parse_path_data(d: str, parity: bool = False) -> PathData:
                 kinds.append(MOVE)
                 rows.append((x, y, x, y))
                 cmds.append(cmd)
+                written.append(a)
                 cx, cy = x, y
                 sx, sy = x, y
                 last = "M"
@@ -464,6 +470,7 @@ def parse_path_data(d: str, parity: bool = False) -> PathData:
                 kinds.append(kind)
                 rows.append(row)
             cmds.append(cmd)
+            written.append(a)
             cx, cy = x, y
             last = up
         if trunc:
@@ -476,7 +483,9 @@ def parse_path_data(d: str, parity: bool = False) -> PathData:
     k = np.array(kinds, dtype=np.int8)
     params.flags.writeable = False
     k.flags.writeable = False
-    return PathData(kinds=k, params=params, commands="".join(cmds), truncated=truncated)
+    return PathData(
+        kinds=k, params=params, commands="".join(cmds), truncated=truncated, args=tuple(written)
+    )
 
 
 CACHE_MAX_CHARS = 8192
@@ -518,3 +527,43 @@ def path_syntax_ok(d: str, parity: bool = False) -> bool:
     (True, True, False)
     """
     return not isinstance(parse_path_data_cached(d, parity), PathSyntaxError)
+
+
+def normalise_path_data(d: str) -> str | None:
+    """Canonical spelling of path data in default mode, or ``None`` when the reader rejects it.
+
+    The path reader (:func:`parse_path_data`, ``parity=False``) decides the syntax, so validity,
+    C(S), V(S) and geometry agree on every ``d``. The spelling is each segment's command letter
+    (implicit repeats written out; the implicit repeats of ``M``/``m`` are ``L``/``l``) followed by
+    its arguments as written, numbers in :func:`vector_gym.svg.numbers.format_number` spelling and
+    arc flags as ``0``/``1``. Packed numbers (``M1.5.5``), exponents (``2e1.5``), compact arc flags
+    (``a20 20 0 0130 0``) and any separators therefore spell the same path as their spaced form.
+    Relative vs absolute commands, ``H``/``V`` vs ``L`` and ``Z`` vs a closing line stay distinct.
+
+    Examples
+    --------
+    >>> normalise_path_data("M1.5.5l2e1.5") == normalise_path_data("M 1.5,0.5 l 20,0.5")
+    True
+    >>> normalise_path_data("a20 20 0 0130 0") == normalise_path_data("a20,20 0 0,1 30,0")
+    True
+    >>> normalise_path_data("M0 0 1 1"), normalise_path_data("M0 0 L"), normalise_path_data("")
+    ('M0 0 L1 1', None, '')
+    """
+    parsed = parse_path_data_cached(d, False)
+    if isinstance(parsed, PathSyntaxError):
+        return None
+    from vector_gym.svg.numbers import format_number
+
+    out = []
+    for cmd, a in zip(parsed.commands, parsed.args, strict=True):
+        if not a:
+            out.append(cmd)
+        elif cmd in "Aa":
+            rx, ry, rot, large, sweep, x, y = a
+            out.append(
+                f"{cmd}{format_number(rx)} {format_number(ry)} {format_number(rot)} "
+                f"{int(large)} {int(sweep)} {format_number(x)} {format_number(y)}"
+            )
+        else:
+            out.append(cmd + " ".join(map(format_number, a)))
+    return " ".join(out)

@@ -109,7 +109,9 @@ def test_transparent_current_color_and_inheritance():
         "#ff0000",
         "0.5",
     )  # alpha of the group's colour not inherited
-    assert c.get("fill") == "#00ff00" and c.get("stroke") == "#0000ff"
+    # currentColor inherits as a keyword (CSS Color 4 §6.4, as browsers): the stroke inherited
+    # from the outer group takes the inner group's colour (issue 11)
+    assert c.get("fill") == "#00ff00" and c.get("stroke") == "#00ff00"
     assert t.get("fill") == "#000000" and t.get("fill-opacity") == "0"
     assert all(g.get("fill") is None for g in root.iter(S + "g"))  # containers carry no paint
 

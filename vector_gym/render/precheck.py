@@ -43,6 +43,7 @@ from vector_gym.svg.normalise import (
 from vector_gym.svg.normalise.bounds import strip_cyclic_uses
 from vector_gym.svg.normalise.common import SVG_NS
 from vector_gym.svg.normalise.data_uri import raster_size
+from vector_gym.svg.normalise.style import strip_css_hrefs
 from vector_gym.svg.parse import MAX_DEPTH, ParseLimits, local_name, namespace_uri, parse_svg
 
 __all__ = ["RenderLimits", "RenderRejected", "check_text", "check_tree"]
@@ -206,6 +207,7 @@ def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree
             reasons.TOO_MANY_ATTRIBUTES,
             f"expected at most {limits.max_attributes} attributes on one element",
         )
+    strip_css_hrefs(root)  # a CSS href is stripped like every external reference (issue 11)
     strip_external_resources(root)  # before any backend sees the tree (module docstring)
     bad = external_references(root)
     if bad:

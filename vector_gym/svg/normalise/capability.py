@@ -24,6 +24,16 @@ Features (each measured against resvg-py 0.5 at 64 px; ``tests/data/render/``):
     a CSS filter function (``filter: blur(2px)``, ``drop-shadow(...)``), ignored by skia.
 ``context_paint``
     ``context-fill`` / ``context-stroke`` (SVG 2 marker paints).
+``marker``
+    markers (``marker-start``/``-mid``/``-end``, the ``marker`` shorthand): skia places and
+    scales them about 4/255 off resvg and Chromium, which agree.
+``pattern_units``
+    a pattern in ``objectBoundingBox`` units (the default), with ``objectBoundingBox``
+    content units or a ``viewBox`` (skia draws its tiles at the wrong size: 35-135/255).
+``mask_alpha``
+    ``mask-type: alpha`` (skia applies the luminance).
+``focal_radius``
+    a radial gradient's ``fr`` (skia ignores it).
 ``marker_paint_order``
     markers on an element with a ``paint-order`` (the skia path draws a stroke-first element as
     two copies, which would draw its markers twice, and skia has no marker order).
@@ -49,6 +59,10 @@ SKIA_UNSUPPORTED = (
     "filter_function",
     "context_paint",
     "marker_paint_order",
+    "marker",
+    "pattern_units",
+    "mask_alpha",
+    "focal_radius",
 )
 """Every feature name :func:`skia_unsupported` can report, in report order."""
 
@@ -61,7 +75,8 @@ _ANY_XPATH = etree.XPath(
     "boolean(//*[local-name() = 'image' or local-name() = 'style' or local-name() = 'text'"
     f" or {_PRIMS}] | //@mix-blend-mode | //@style | //@filter[not(starts-with(normalize-space(.), 'url('))]"
     " | //@in | //@in2 | //@fill[contains(., 'context-')] | //@stroke[contains(., 'context-')]"
-    " | //@paint-order)"
+    " | //@paint-order | //@marker-start | //@marker-mid | //@marker-end | //@marker"
+    " | //@mask-type | //@fr | //*[local-name() = 'pattern'])"
 )
 _CHECKS = (
     ("text", etree.XPath("boolean(//*[local-name() = 'text'][normalize-space(.) != ''])")),
@@ -86,6 +101,16 @@ _CHECKS = (
         "context_paint",
         etree.XPath("boolean((//@fill | //@stroke)[contains(., 'context-')])"),
     ),
+    ("marker", etree.XPath("boolean(//@marker-start | //@marker-mid | //@marker-end | //@marker)")),
+    (
+        "pattern_units",
+        etree.XPath(
+            "boolean(//*[local-name() = 'pattern'][not(@patternUnits = 'userSpaceOnUse')"
+            " or @patternContentUnits = 'objectBoundingBox' or @viewBox])"
+        ),
+    ),
+    ("mask_alpha", etree.XPath("boolean(//@mask-type[normalize-space(.) = 'alpha'])")),
+    ("focal_radius", etree.XPath("boolean(//*[local-name() = 'radialGradient']/@fr)")),
     (
         "marker_paint_order",
         etree.XPath(
@@ -97,7 +122,8 @@ _STYLE_TEXT = etree.XPath("//*[local-name() = 'style']/text() | //@style", smart
 _CSS_BLEND = re.compile(r"mix-blend-mode\s*:\s*(?!normal\b)[a-z]", re.I)
 _CSS_FILTER_FN = re.compile(r"(?<![-\w])filter\s*:\s*(?!url\()[^;}]*\(", re.I)
 _CSS_CONTEXT = re.compile(r"context-(?:fill|stroke)", re.I)
-_CSS_MARKER_ORDER = re.compile(r"paint-order\s*:", re.I)
+_CSS_MARKER = re.compile(r"marker(?:-start|-mid|-end)?\s*:", re.I)
+_CSS_MASK_ALPHA = re.compile(r"mask-type\s*:\s*alpha", re.I)
 
 
 def skia_unsupported(root) -> tuple[str, ...]:
@@ -134,6 +160,8 @@ def skia_unsupported(root) -> tuple[str, ...]:
             found.add("filter_function")
         if "context-" in text and _CSS_CONTEXT.search(text):
             found.add("context_paint")
-        if "marker" in text and _CSS_MARKER_ORDER.search(text):
-            found.add("marker_paint_order")
+        if "marker" in text and _CSS_MARKER.search(text):
+            found.add("marker")
+        if "mask-type" in text and _CSS_MASK_ALPHA.search(text):
+            found.add("mask_alpha")
     return tuple(name for name in SKIA_UNSUPPORTED if name in found)

@@ -9,9 +9,9 @@ from vector_gym.svg.parse import MANY_ATTRIBUTES, read_attributes
 
 
 class _Ctx:
-    __slots__ = ("vw", "vh", "color", "fill", "stroke", "fo", "so", "fs")
+    __slots__ = ("vw", "vh", "color", "fill", "stroke", "fo", "so", "fs", "hidden", "sw0")
 
-    def __init__(self, vw, vh, color, fill, stroke, fo, so, fs):
+    def __init__(self, vw, vh, color, fill, stroke, fo, so, fs, hidden=False, sw0=False):
         self.vw = vw
         self.vh = vh
         self.color = color
@@ -20,9 +20,14 @@ class _Ctx:
         self.fo = fo
         self.so = so
         self.fs = fs
+        self.hidden = hidden  # inherited visibility is hidden or collapse
+        self.sw0 = sw0  # inherited stroke-width is 0 (no stroke; skia would draw a hairline)
 
     def child(self):
-        return _Ctx(self.vw, self.vh, self.color, self.fill, self.stroke, self.fo, self.so, self.fs)
+        return _Ctx(
+            self.vw, self.vh, self.color, self.fill, self.stroke, self.fo, self.so, self.fs,
+            self.hidden, self.sw0,
+        )
 
 
 class _State:

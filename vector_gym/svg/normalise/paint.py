@@ -48,11 +48,7 @@ def _paint(value: str):
         return ("url", rid, fb)
     c = _color(v)
     if c is None:
-        i = low.find("icc-color(")
-        if i > 0:  # "<color> icc-color(...)": the sRGB fallback is drawn (SVG 1.1 §11.2)
-            c = _color(v[:i].strip())
-        if c is None:
-            return None
+        return None
     return ("color", c[0], c[1])
 
 

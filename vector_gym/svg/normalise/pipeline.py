@@ -14,7 +14,7 @@ from vector_gym.svg.normalise.paint_server import _flatten_gradients
 from vector_gym.svg.normalise.references import strip_external_resources
 from vector_gym.svg.normalise.root import _ROOT_KEEP, fit_root
 from vector_gym.svg.normalise.serialise import to_svg_bytes
-from vector_gym.svg.normalise.style import _apply_css
+from vector_gym.svg.normalise.style import _apply_css, strip_css_hrefs
 from vector_gym.svg.normalise.units import _abs_length
 from vector_gym.svg.normalise.use_node import _expand_uses
 from vector_gym.svg.normalise.walk import _children
@@ -67,6 +67,7 @@ def simplify_tree(
         ``root`` itself, normalised per the module contract.
     """
     root.tag = _S + "svg"
+    strip_css_hrefs(root)
     strip_external_resources(root)
     _first_ids_win(root)
     ids = _id_map(root)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import re
 
+from lxml import etree
+
 from vector_gym.errors import SVGParseError
 from vector_gym.svg.normalise.common import _S, _matrix_str
 from vector_gym.svg.normalise.transforms import css_transform
+from vector_gym.svg.parse import parse_svg
 
 
 _SIMPLE_STYLE_RE = re.compile(r"[()\"'\\/!{}@]")
@@ -164,6 +167,78 @@ def _matched(root, sheets, budget: int):
         yield w.etree_element, decls
 
 
+def _combinators(prelude) -> list[tuple[int, int]]:
+    """Per selector of a rule prelude: (descendant combinators, general-sibling combinators).
+
+    Only these two make a backtracking matcher search: a descendant combinator may bind any
+    ancestor, a ``~`` any previous sibling (``>`` and ``+`` bind one element).
+    """
+    out = []
+    desc = sib = 0
+    prev = None  # None (start), "c" (combinator), "x" (part of a compound)
+    pending_ws = False
+    for tok in prelude:
+        if tok.type == "literal" and tok.value == ",":
+            out.append((desc, sib))
+            desc = sib = 0
+            prev = None
+            pending_ws = False
+            continue
+        if tok.type == "whitespace":
+            pending_ws = prev == "x"
+            continue
+        if tok.type == "literal" and tok.value in (">", "+", "~"):
+            sib += tok.value == "~"
+            prev = "c"
+            pending_ws = False
+            continue
+        if pending_ws:
+            desc += 1
+        pending_ws = False
+        prev = "x"
+    out.append((desc, sib))
+    return out
+
+
+def _paths(n: int, k: int) -> int:
+    import math
+
+    return sum(math.comb(n, i) for i in range(min(n, k) + 1))
+
+
+def selector_work_bound(root, sheets) -> int:
+    """An upper bound of the matching work of ``sheets`` on ``root`` for a backtracking matcher.
+
+    Per selector with ``k`` descendant and ``j`` general-sibling combinators: the number of
+    elements times the partial bindings a backtracking search may try, sum over i <= k of
+    C(depth, i), times the same over siblings for ``j``, where depth is the document's deepest
+    nesting and siblings its largest number of element children of one parent. Summed over
+    selectors. This bounds resvg's and CairoSVG's matchers too, which cannot be counted from
+    here (they backtrack as cssselect2 does).
+    """
+    import tinycss2
+
+    n = depth = siblings = 0
+    stack = [(root, 1)]
+    while stack:
+        el, d = stack.pop()
+        n += 1
+        depth = max(depth, d)
+        kids = [c for c in el if isinstance(c.tag, str)]
+        siblings = max(siblings, len(kids))
+        stack.extend((c, d + 1) for c in kids)
+    total = 0
+    for sheet in sheets:
+        for rule in tinycss2.parse_stylesheet(sheet.text or "", skip_comments=True):
+            if rule.type != "qualified-rule":
+                continue
+            for desc, sib in _combinators(rule.prelude):
+                total += n * _paths(depth, desc) * _paths(siblings, sib)
+                if total > 1 << 62:
+                    return total
+    return total
+
+
 def check_selectors(root, budget: int = SELECTOR_BUDGET) -> None:
     """Match a document's ``<style>`` sheets against it without applying them, within ``budget``.
 
@@ -177,6 +252,8 @@ def check_selectors(root, budget: int = SELECTOR_BUDGET) -> None:
     """
     sheets = _sheets(root)
     if sheets:
+        if selector_work_bound(root, sheets) > budget:
+            raise CSSTooComplex("selector combinators over budget for this document's depth")
         for _ in _matched(root, sheets, budget):
             pass
 
@@ -187,6 +264,8 @@ def _apply_css(root, budget: int = SELECTOR_BUDGET) -> None:
     if not sheets and not has_style_attr:
         return
     if sheets:
+        if selector_work_bound(root, sheets) > budget:
+            raise CSSTooComplex("selector combinators over budget for this document's depth")
         elements = _matched(root, sheets, budget)
     else:
         elements = ((el, ()) for el in root.iter() if isinstance(el.tag, str))
@@ -213,3 +292,82 @@ def _apply_css(root, budget: int = SELECTOR_BUDGET) -> None:
         parent = sheet.getparent()
         if parent is not None:
             parent.remove(sheet)
+
+
+_STYLED_XPATH = etree.XPath("//*[@style]")
+
+
+def _without_hrefs(decls_text: str) -> str | None:
+    """``decls_text`` without its href declarations, or ``None`` when it has none."""
+    import tinycss2
+
+    nodes = tinycss2.parse_blocks_contents(decls_text, skip_comments=True, skip_whitespace=True)
+    if not any(n.type == "declaration" and _is_href(n.lower_name) for n in nodes):
+        return None
+    return "; ".join(
+        tinycss2.serialize([n]).strip()
+        for n in nodes
+        if n.type == "declaration" and not _is_href(n.lower_name)
+    )
+
+
+def strip_css_hrefs(root) -> int:
+    """Remove every CSS declaration that would set a link, in ``style`` attributes and sheets.
+
+    ``href`` is no CSS property, but the cascade of a naive normaliser (or CairoSVG, which
+    turns style declarations into attributes) makes it one: ``style="href: url(/etc/passwd)"``
+    became an ``<image>`` link that resvg opened (issue 11). Any spelling counts: case, CSS
+    escapes (``\\68ref``, ``xlink\\:href``), inside any rule. Run by the render pre-check
+    before any backend sees the tree, and by the normaliser's cascade.
+
+    Returns
+    -------
+    int
+        The number of attributes and sheets rewritten.
+
+    Examples
+    --------
+    >>> r = parse_svg('<svg><image style="fill:red; HREF: url(/x)"/><style>a{xlink\\\\:href:"/y"}</style></svg>')
+    >>> strip_css_hrefs(r), r[0].get("style"), r[1].text
+    (2, 'fill:red;', 'a{}')
+    """
+    n = 0
+    for el in _STYLED_XPATH(root):
+        attr = el.get("style")
+        if "href" in attr.lower() or "\\" in attr:
+            new = _without_hrefs(attr)
+            if new is not None:
+                el.set("style", new)
+                n += 1
+    for sheet in _sheets(root):
+        text = sheet.text or ""
+        low = text.lower()
+        if "href" not in low and "\\" not in text:
+            continue
+        import tinycss2
+
+        rules = tinycss2.parse_stylesheet(text, skip_comments=True, skip_whitespace=True)
+        changed = False
+        parts = []
+        for rule in rules:
+            if rule.type == "qualified-rule":
+                body = tinycss2.serialize(rule.content)
+                new = _without_hrefs(body)
+                if new is not None:
+                    changed = True
+                    body = new
+                parts.append(tinycss2.serialize(rule.prelude).strip() + "{" + body + "}")
+            elif rule.type == "at-rule":
+                parts.append(tinycss2.serialize([rule]))  # @media bodies are ignored anyway
+                if rule.content is not None and any(
+                    t.type == "ident" and _is_href(t.lower_value) for t in rule.content
+                    if hasattr(t, "lower_value")
+                ):
+                    parts.pop()
+                    changed = True
+        if changed:
+            for ch in list(sheet):
+                sheet.remove(ch)
+            sheet.text = "".join(parts)
+            n += 1
+    return n

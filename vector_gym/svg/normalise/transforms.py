@@ -9,7 +9,7 @@ from functools import lru_cache
 from vector_gym.svg.normalise.common import IDENTITY, Matrix, _mul
 from vector_gym.svg.normalise.paths import _N, _SEP, _W
 from vector_gym.svg.numbers import SVG_NUMBER_RE
-from vector_gym.svg.transform import TRANSFORM_ARITY
+from vector_gym.svg.transform import TRANSFORM_ARITY, parse_transform
 
 
 _TF_RE = re.compile(
@@ -237,3 +237,26 @@ def transform_origin(text: str, vw: float, vh: float, font_size: float = 16.0):
             return None
         out.append(x)
     return (out[0], out[1])
+
+
+@lru_cache(maxsize=4096)
+def read_transform(text: str) -> Matrix:
+    """Read a ``transform`` attribute as browsers do: the whole list, or nothing when invalid.
+
+    The grammar is :func:`vector_gym.svg.transform.parse_transform` (SVG 2 §8.5). A list with
+    a syntax error is ignored entirely (CSS Transforms 1 §7; Chromium and resvg draw the
+    element untransformed), unlike :func:`parse_transform_lenient`, which keeps the prefix.
+
+    Examples
+    --------
+    >>> read_transform("translate(10 5) scale(2)"), read_transform("translate(1,2) foo(3)")
+    ((2.0, 0.0, 0.0, 2.0, 10.0, 5.0), (1.0, 0.0, 0.0, 1.0, 0.0, 0.0))
+    """
+    try:
+        items = parse_transform(text)
+    except ValueError:
+        return IDENTITY
+    m = IDENTITY
+    for name, args in items:
+        m = _mul(m, _tf_matrix(name, list(args)))
+    return m if all(math.isfinite(v) for v in m) else IDENTITY

@@ -16,7 +16,7 @@ from vector_gym.svg.normalise.common import (
     _mul,
     _ref_id,
 )
-from vector_gym.svg.normalise.transforms import parse_transform_lenient
+from vector_gym.svg.normalise.transforms import read_transform
 from vector_gym.svg.normalise.units import _length
 from vector_gym.svg.parse import local_name, read_attributes
 
@@ -67,8 +67,8 @@ def _expand_uses(root, ids: dict, budget: int) -> None:
                 return
             clone = copy.deepcopy(target)
             _strip_ids(clone)
-            m = _mul(parse_transform_lenient(use.get("transform", "")), (1.0, 0.0, 0.0, 1.0, x, y))
-            m = _mul(m, parse_transform_lenient(clone.get("transform", "")))
+            m = _mul(read_transform(use.get("transform", "")), (1.0, 0.0, 0.0, 1.0, x, y))
+            m = _mul(m, read_transform(clone.get("transform", "")))
             for k, v in read_attributes(use).items():
                 if k not in _USE_SKIP and k not in ("id", "transform") and k not in clone.attrib:
                     clone.set(k, v)
@@ -85,7 +85,7 @@ def _expand_uses(root, ids: dict, budget: int) -> None:
             if k not in _USE_SKIP:
                 g.set(k, v)
         if x or y:
-            base = parse_transform_lenient(use.get("transform", ""))
+            base = read_transform(use.get("transform", ""))
             g.set("transform", _matrix_str(_mul(base, (1.0, 0.0, 0.0, 1.0, x, y))))
         if tname == "symbol":
             inner = etree.SubElement(g, _S + "svg")

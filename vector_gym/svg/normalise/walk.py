@@ -27,13 +27,13 @@ from vector_gym.svg.normalise.elements import (
     _TEXTUAL,
     _UNITS_ATTR,
 )
-from vector_gym.svg.normalise.paint import _CCOLOR_OPACITY, _CURRENT, _paint, _set_paint
+from vector_gym.svg.normalise.paint import _CCOLOR_OPACITY, _CURRENT, _NONE, _paint, _set_paint
 from vector_gym.svg.normalise.paint_order import _split_paint_order
 from vector_gym.svg.normalise.paint_server import _resolve_paint
 from vector_gym.svg.normalise.paths import sanitize_path_data
 from vector_gym.svg.normalise.shapes import _ellipse_path
 from vector_gym.svg.normalise.switch import _switch_ok
-from vector_gym.svg.normalise.transforms import parse_transform_lenient, transform_origin
+from vector_gym.svg.normalise.transforms import parse_transform_lenient, read_transform, transform_origin
 from vector_gym.svg.normalise.units import _PLAIN_NUMBER_RE, _length, _number_or_pct
 from vector_gym.svg.normalise.use_node import _CLIP_CONTENT
 from vector_gym.svg.normalise.viewport import _nested_viewport
@@ -56,7 +56,8 @@ from vector_gym.svg.parse import read_attributes
     _K_SW,
     _K_PO,
     _K_TO,
-) = range(15)
+    _K_VIS,
+) = range(16)
 
 
 _KIND = {k: _K_DROP for k in _DROP_ATTRS}
@@ -89,8 +90,18 @@ _KIND.update(
         "stroke-width": _K_SW,
         "paint-order": _K_PO,
         "transform-origin": _K_TO,
+        "visibility": _K_VIS,
     }
 )
+
+
+def _stroke_before_fill(value: str) -> bool:
+    """``paint-order`` (SVG 2 §13.5): the listed layers first, the others in normal order."""
+    order = [t for t in value.lower().split() if t in ("fill", "stroke", "markers")]
+    if not order:
+        return False
+    order += [t for t in ("fill", "stroke", "markers") if t not in order]
+    return order.index("stroke") < order.index("fill")
 
 
 def _attrs(el, name: str, ctx: _Ctx, state: _State) -> _Ctx | None:
@@ -117,7 +128,7 @@ def _attrs(el, name: str, ctx: _Ctx, state: _State) -> _Ctx | None:
         elif kind == _K_STROKE:
             stroke_v = v
         elif kind == _K_TF:
-            m = parse_transform_lenient(v)
+            m = read_transform(v)
             if m != IDENTITY:
                 attrib[k] = _matrix_str(m)
         elif kind == _K_OPACITY:
@@ -138,12 +149,17 @@ def _attrs(el, name: str, ctx: _Ctx, state: _State) -> _Ctx | None:
                 if (rid is None or rid not in state.ids) and k in ("clip-path", "mask"):
                     continue  # a dangling clip or mask is ignored by browsers and resvg
                 attrib[k] = f"url(#{rid})"
+                if k == "filter":
+                    target = state.ids.get(rid)
+                    if target is not None and not any(isinstance(t.tag, str) for t in target):
+                        attrib["opacity"] = "0"  # an empty filter's result is transparent
             else:
                 attrib[k] = v
         elif kind == _K_SW:
             x = _length(v, math.sqrt((ctx.vw**2 + ctx.vh**2) / 2), ctx.fs)
             if x is not None and x >= 0:
                 attrib[k] = v if _PLAIN_NUMBER_RE.fullmatch(v) else _fmt(x)
+                c.sw0 = x == 0
         elif kind == _K_COLOR:
             color_v = v
         elif kind == _K_CCOLOR:
@@ -159,6 +175,10 @@ def _attrs(el, name: str, ctx: _Ctx, state: _State) -> _Ctx | None:
             paint_order = v
         elif kind == _K_TO:
             origin = v
+        elif kind == _K_VIS:
+            vis = v.strip().lower()
+            if vis in ("visible", "hidden", "collapse"):
+                c.hidden = vis != "visible"
         # _K_DROP: dropped
     if origin is not None and "transform" in attrib:
         o = transform_origin(origin, ctx.vw, ctx.vh, ctx.fs)
@@ -271,14 +291,16 @@ def _attrs(el, name: str, ctx: _Ctx, state: _State) -> _Ctx | None:
         if not ok:
             _drop(el, name)
             return None
-    fill = _resolve_paint(c.fill, c, state)
-    stroke = _resolve_paint(c.stroke, c, state)
+    fill = _NONE if name == "line" else _resolve_paint(c.fill, c, state)
+    stroke = _NONE if c.sw0 else _resolve_paint(c.stroke, c, state)
+    if c.hidden:
+        attrib["visibility"] = "hidden"  # written where it draws: a child may be visible
     _set_paint(attrib, "fill", fill, c.fo)
     _set_paint(attrib, "stroke", stroke, c.so)
     _store(el, attrib)
     if (
         paint_order is not None
-        and paint_order.split()[:1] == ["stroke"]
+        and _stroke_before_fill(paint_order)
         and fill[0] != "none"
         and stroke[0] != "none"
         and name not in _TEXTUAL

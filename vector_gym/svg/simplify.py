@@ -6,28 +6,7 @@
 
 from __future__ import annotations
 
-from vector_gym.svg.normalise import (
-    external_references,
-    fit_root,
-    parse_transform_lenient,
-    path_numbers_over,
-    sanitize_path_data,
-    simplify,
-    simplify_tree,
-    strip_external_resources,
-    to_svg_bytes,
-    use_expansion_count,
-)
+from vector_gym.svg import normalise as _normalise
+from vector_gym.svg.normalise import *  # noqa: F403 - the same public names
 
-__all__ = [
-    "simplify",
-    "simplify_tree",
-    "fit_root",
-    "to_svg_bytes",
-    "sanitize_path_data",
-    "parse_transform_lenient",
-    "external_references",
-    "strip_external_resources",
-    "use_expansion_count",
-    "path_numbers_over",
-]
+__all__ = list(_normalise.__all__)

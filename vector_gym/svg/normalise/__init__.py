@@ -16,17 +16,25 @@ Resolved (the output never contains these spellings):
 2. **CSS cascade.** ``<style>`` sheets (tinycss2 + cssselect2 selector matching, specificity,
    source order, ``!important``) and ``style`` attributes are applied over the presentation
    attributes; the result is plain attributes, and ``<style>``/``style`` are removed. At-rules
-   (``@media``, ``@font-face``) are ignored.
+   (``@media``, ``@font-face``) are ignored. The CSS ``transform`` property is read with the CSS
+   grammar (units, commas). A declaration naming ``href`` in any spelling is dropped
+   (:func:`.style.strip_css_hrefs`). Matching work is bounded (:data:`.style.SELECTOR_BUDGET`;
+   past it :class:`.style.CSSTooComplex`, reason ``css_too_complex``).
 3. **Colours.** ``fill``, ``stroke``, ``stop-color``, ``flood-color``, ``lighting-color`` in every
    CSS spelling (named, ``#rgb``, ``#rgba``, ``#rrggbbaa``, ``rgb[a]()``, ``hsl[a]()``, ``hwb()``,
    ``transparent``, ``currentColor`` in any case) become ``#rrggbb``; alpha goes into the
    matching opacity (``fill-opacity``, ``stroke-opacity``, ``stop-opacity``, ``flood-opacity``).
    Fill and stroke are written explicitly on every drawing element (inheritance of colour,
-   alpha and ``currentColor`` is computed here), and removed from containers.
-4. **References.** ``href`` and ``xlink:href`` become ``xlink:href`` (skia reads only that);
+   alpha and ``currentColor`` is computed here; ``currentColor`` inherits as a keyword, CSS
+   Color 4), and removed from containers; so is ``visibility`` (a visible child of a hidden
+   group draws). ``stroke-width: 0`` draws no stroke; a ``<line>`` has no fill.
+4. **References.** ``href`` and ``xlink:href`` become ``xlink:href`` (skia reads only that;
+   plain ``href`` wins when both are given, SVG 2); of elements sharing an id only the first
+   keeps it (browsers resolve to the first, skia to the last);
    ``url('#x')`` and ``url("#x")`` become ``url(#x)``; a paint that names a missing or
    stop-less paint server becomes its fallback colour or ``none``; a one-stop gradient becomes
-   that solid colour. An ``<image>``, ``<feImage>`` or ``<use>`` that names an external resource
+   that solid colour; a pattern without content or with a missing or zero size paints
+   ``none``. An ``<image>``, ``<feImage>`` or ``<use>`` that names an external resource
    (anything but ``#id`` or a raster ``data:`` URI: ``https:``, ``file:``, a path, an SVG
    ``data:`` document, also through its own ``xml:base``) becomes what it draws when the
    resource cannot be fetched, as CairoSVG offline: nothing (an empty ``<g>``; a transparent
@@ -39,11 +47,14 @@ Resolved (the output never contains these spellings):
 6. **``<switch>``** keeps only its first child whose ``requiredExtensions``/``systemLanguage``
    (``en``) tests pass; it becomes a ``<g>``.
 7. **Transforms.** ``transform``, ``gradientTransform`` and ``patternTransform`` become one
-   ``matrix(a,b,c,d,e,f)`` (identity removed). Any separator variant is accepted; on a syntax
-   error the transforms before it are kept.
+   ``matrix(a,b,c,d,e,f)`` (identity removed), read with :func:`vector_gym.svg.transform.
+   parse_transform`; a list with a syntax error is ignored entirely, as browsers do
+   (:func:`.transforms.read_transform`). ``transform-origin`` (attribute or CSS; the reference
+   box is the viewport) is folded into the matrix.
 8. **Nested ``<svg>``** (and instantiated symbols) become a ``<g>`` clipped to its viewport
    (unless ``overflow`` is visible) holding a ``<g>`` with the viewBox/preserveAspectRatio
-   transform; zero-size viewports are removed.
+   transform; zero-size viewports and zero-size ``viewBox`` values (nested or root) disable
+   rendering.
 9. **Lengths.** Units (``px pt pc mm cm in em ex``) and percentages of geometry attributes,
    ``stroke-width`` and gradient/clip/mask/pattern coordinates become user-unit numbers
    (percentages against the nearest viewport; fractions in ``objectBoundingBox`` units).
@@ -59,15 +70,18 @@ Resolved (the output never contains these spellings):
     presentation attributes and SVG 2 ``transform`` move onto a wrapping ``<g>``.
 
 Kept verbatim: every other element and attribute skia reads (``clipPath``, ``mask``,
-``pattern``, ``marker``, ``filter`` primitives, ``fill-rule``, dashes, ``opacity``...).
+``pattern``, ``marker``, ``filter`` primitives, ``fill-rule``, dashes, ``opacity``...), except
+that ``feFlood`` is drawn in sRGB (skia converted its colour to linear RGB twice) and an element
+whose filter has no primitive is hidden.
 
 Dropped: ``<title>``, ``<desc>``, ``<metadata>``, ``<script>``, ``<foreignObject>``,
 ``mix-blend-mode`` and ``isolation`` (skia's SVG module has no blend modes), event attributes.
 
-Not drawn by skia (kept, documented): ``<text>`` (skia-python has no font manager, so glyphs
-never draw), ``<image>`` (skia's SVG module draws no image, not even a ``data:`` URI) and
-``mix-blend-mode``. :func:`vector_gym.render.render_many` therefore hands documents that use
-them to resvg (backend ``"skia"``; ``"skia-strict"`` never does).
+Not drawn faithfully by skia (kept, reported by :func:`.capability.skia_unsupported`):
+``<text>``, ``<image>``, blend modes, markers, bounding-box patterns, some filter primitives and
+inputs, CSS filter functions, ``context-fill``, ``mask-type: alpha``, ``fr``.
+:func:`vector_gym.render.render_many` hands documents that use them to resvg (backend
+``"skia"``; ``"skia-strict"`` never does) and records it in ``RenderBatch.drawn_by``.
 
 Modules, one per concern (as usvg's parser is split into ``use_node``, ``switch``,
 ``paint_server``, ``shapes``, ``style``...): :mod:`.style` (item 2), :mod:`.paint` (3),

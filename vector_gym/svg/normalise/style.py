@@ -27,15 +27,7 @@ def _parse_declarations(text: str) -> list[tuple[str, str, bool]]:
                 if name and value:
                     out.append((name, value, False))
         return out
-    import tinycss2
-
-    out = []
-    for decl in tinycss2.parse_blocks_contents(text, skip_comments=True, skip_whitespace=True):
-        if decl.type == "declaration":
-            out.append(
-                (decl.lower_name, tinycss2.serialize(decl.value).strip(), bool(decl.important))
-            )
-    return out
+    return _rule_declarations(text)
 
 
 def _rule_declarations(content) -> list[tuple[str, str, bool]]:

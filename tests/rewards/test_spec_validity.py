@@ -141,3 +141,35 @@ def test_packed_numbers_valid_only_in_default(d):
     assert score(TASK, produced).validity_pass
     r = score(TASK, produced, parity=True)
     assert not r.validity_pass and "invalid_path_syntax" in r.detail
+
+
+def test_every_svgeditbench_v2_target_the_path_reader_parses_is_valid():
+    # Issue 10: 433 of the 1,683 V2 targets hold packed numbers (``M1.5.5``, ``2e1.5``) that the
+    # path reader parses; validity used to reject them. Now validity agrees with the reader.
+    import re
+
+    from vector_gym.rewards._spec_validity import check_validity
+    from vector_gym.svg.canonical import REFERENCE, SVG2, to_node
+    from vector_gym.svg.parse import parse_svg
+    from vector_gym.svg.path_data import path_syntax_ok
+    from vector_gym.tasks.svgeditbench import load_svgeditbench_v2
+
+    tasks = load_svgeditbench_v2()
+    packed = re.compile(r'\sd="[^"]*(?:\.[0-9]+\.[0-9]|[eE][+-]?[0-9]+\.[0-9])')
+    n_packed = n_checked = 0
+    failing, parity_rejects = [], 0
+    for task in tasks:
+        root = parse_svg(task.target_svg)
+        if not all(path_syntax_ok(d) for d in root.xpath("//@d")):
+            continue
+        n_checked += 1
+        is_packed = packed.search(task.target_svg) is not None
+        n_packed += is_packed
+        valid, detail, _ = check_validity(to_node(root, dialect=SVG2), False)
+        if not valid:
+            failing.append((task.task_id, detail))
+        if is_packed and not check_validity(to_node(root, dialect=REFERENCE), True)[0]:
+            parity_rejects += 1
+    assert not failing, failing[:5]
+    assert n_checked == len(tasks) and n_packed == 433  # all 1,683 parse; 433 are packed
+    assert parity_rejects == n_packed  # the reference's token stream still rejects every one

@@ -289,7 +289,7 @@ def change_one_value(svg: str, seed: int) -> str | None:
                 continue
             c = [round(x * 255) for x in rgba[:3]]
             c[0] = c[0] + 1 if c[0] < 255 else c[0] - 1
-            el.attrib[key] = "#%02x%02x%02x" % tuple(c)
+            el.attrib[key] = f"#{c[0]:02x}{c[1]:02x}{c[2]:02x}"
             return etree.tostring(root, encoding="unicode")
         nums = list(_NUMBER_IN.finditer(value))
         if not nums:

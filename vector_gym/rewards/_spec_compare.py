@@ -25,8 +25,8 @@ from vector_gym.svg.color import (
     hex_to_lab,
     normalise_color,
 )
-from vector_gym.svg.path_data import PathSyntaxError, parse_path_data_cached
 from vector_gym.svg.geometry import path_distance, samples_for
+from vector_gym.svg.path_data import PathSyntaxError, parse_path_data_cached
 from vector_gym.svg.viewbox import scan_viewbox_reference
 
 __all__ = ["Match", "Viewport", "Kind", "scalar_kind", "bounded", "progress"]

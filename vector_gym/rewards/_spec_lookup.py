@@ -235,13 +235,15 @@ def _read_value_svg2(node: Node, attr: str) -> Any:
         v = decls.get(attr) if decls else None
         if v is not None:
             return v if attr == "color" else scalar_reading(v, False)
+    return _attribute_reading(attrib, attr, False)
+
+
+def _attribute_reading(attrib: dict[str, str], attr: str, parity: bool) -> Any:
+    """§7 steps 10–11: the attribute itself, else its camelCase spelling; None if neither."""
     raw = attrib.get(attr)
-    if raw is not None:
-        return scalar_reading(raw, False)
-    raw = attrib.get(camel(attr))
-    if raw is not None:
-        return scalar_reading(raw, False)
-    return None
+    if raw is None:
+        raw = attrib.get(camel(attr))
+    return None if raw is None else scalar_reading(raw, parity)
 
 
 def read_value(node: Node | None, attr: str, parity: bool) -> Any:
@@ -305,10 +307,4 @@ def read_value(node: Node | None, attr: str, parity: bool) -> Any:
         v = style_first(style, attr)
         if v is not None:
             return scalar_reading(v, parity)
-    raw = attrib.get(attr)
-    if raw is not None:
-        return scalar_reading(raw, parity)
-    raw = attrib.get(camel(attr))
-    if raw is not None:
-        return scalar_reading(raw, parity)
-    return None
+    return _attribute_reading(attrib, attr, parity)

@@ -54,75 +54,60 @@ def _positive(token: str) -> bool:
     return token != "0" and not token.startswith("-")
 
 
-def _attr_verdict_uncached(
-    key: str, value: str, parity: bool
-) -> tuple[str, str | None, tuple[str, ...]]:
-    """(N(name, value), failed rule's detail code or None, local ids it references)."""
-    if not parity:
-        return _attr_verdict_svg2(key, value)
-    name = local_name(key) if key[:1] == "{" else key
-    norm = REFERENCE.normalise(name, value)
-    code = None
-    if norm.startswith(INVALID_MARKER):
-        code = (
-            F.INVALID_PATH_SYNTAX
-            if name == "d"
-            else F.INVALID_VIEWBOX
-            if name == "viewBox"
-            else F.INVALID_ATTRIBUTE_SYNTAX
-        )
-    elif name == "d":
-        if value and not path_ok(value, parity):
-            code = F.INVALID_PATH_SYNTAX
-    elif name == "points":
-        if norm and len(norm.split(" ")) % 2:
-            code = F.ODD_POINTS
-    elif name == "viewBox":
-        toks = norm.split(" ") if norm else []
-        if len(toks) != 4 or not (_positive(toks[2]) and _positive(toks[3])):
-            code = F.INVALID_VIEWBOX
-    refs: tuple[str, ...] = ()
-    if name == "href":
-        v = value.strip()
-        if v[:1] == "#":
-            refs = (v[1:],)
-    if "(" in value:
-        refs += tuple(m.group(2) for m in URL_REFERENCE_RE.finditer(value))
-    return norm, code, refs
-
-
-def _attr_verdict_svg2(key: str, value: str) -> tuple[str, str | None, tuple[str, ...]]:
-    """Default mode: the SVG 2 grammars of ``normalise_attribute_svg`` decide the syntax."""
-    norm = SVG2.normalise(key, value)
-    foreign = key[:1] == "{" and key != XLINK_HREF
-    name = "href" if key == XLINK_HREF else key
-    code = None
+def _rule_code(name: str, norm: str, value: str, parity: bool) -> str | None:
+    """The detail code of the §10 rule 3 check that ``name``'s normalised value fails, or None."""
     if norm.startswith(INVALID_MARKER):
         if norm.startswith(INVALID_NUMBER_MARKER):
-            code = F.INVALID_NUMBER
-        elif name == "d":
-            code = F.INVALID_PATH_SYNTAX
-        elif name == "viewBox":
-            code = F.INVALID_VIEWBOX
-        else:
-            code = F.INVALID_ATTRIBUTE_SYNTAX
+            return F.INVALID_NUMBER
+        if name == "d":
+            return F.INVALID_PATH_SYNTAX
+        if name == "viewBox":
+            return F.INVALID_VIEWBOX
+        return F.INVALID_ATTRIBUTE_SYNTAX
+    if name == "d":
+        # Default mode: the path reader already decided N("d"); parity: the reference's token
+        # stream passed, now its svg.path parse must pass too.
+        if parity and value and not path_ok(value, parity):
+            return F.INVALID_PATH_SYNTAX
     elif name == "points":
         if norm and len(norm.split(" ")) % 2:
-            code = F.ODD_POINTS
+            return F.ODD_POINTS
     elif name == "viewBox":
         toks = norm.split(" ") if norm else []
         if len(toks) != 4 or not (_positive(toks[2]) and _positive(toks[3])):
-            code = F.INVALID_VIEWBOX
+            return F.INVALID_VIEWBOX
+    return None
+
+
+def _references(name: str, value: str) -> tuple[str, ...]:
+    """Local ids a value references: ``href="#X"`` and every ``url(#X)`` (spec §10 rule 4)."""
     refs: tuple[str, ...] = ()
-    if foreign:
-        return norm, code, refs
     if name == "href":
         r = local_href(value)
         if r is not None:
             refs = (r,)
     if "(" in value:
         refs += tuple(m.group(2) for m in URL_REFERENCE_RE.finditer(value))
-    return norm, code, refs
+    return refs
+
+
+def _attr_verdict_uncached(
+    key: str, value: str, parity: bool
+) -> tuple[str, str | None, tuple[str, ...]]:
+    """(N(name, value), failed rule's detail code or None, local ids it references).
+
+    Parity keys by local name (spec §5.2, §10); default mode follows SVG 2: ``xlink:href`` is
+    ``href``, any other namespaced attribute is foreign (no syntax rule, no references).
+    """
+    if parity:
+        name = local_name(key) if key[:1] == "{" else key
+        norm = REFERENCE.normalise(name, value)
+        return norm, _rule_code(name, norm, value, True), _references(name, value)
+    norm = SVG2.normalise(key, value)
+    if key[:1] == "{" and key != XLINK_HREF:
+        return norm, None, ()
+    name = "href" if key == XLINK_HREF else key
+    return norm, _rule_code(name, norm, value, False), _references(name, value)
 
 
 def use_cycle(by_id: dict[str, list[Node]], uses: list[tuple[Node, str]]) -> bool:

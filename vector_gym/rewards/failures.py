@@ -12,11 +12,13 @@ from vector_gym.svg.parse import (
     EMPTY,
     ENTITY_DECLARATION,
     INVALID_UTF8,
+    NO_SVG_NAMESPACE,
     NOT_TEXT,
     NOT_WELL_FORMED,
     TOO_DEEP,
     TOO_LARGE,
     TOO_MANY_ELEMENTS,
+    USE_CYCLE,
 )
 
 __all__ = [
@@ -92,14 +94,12 @@ INVALID_VIEWBOX = "invalid_viewbox"
 """A ``viewBox`` is not four numbers with positive width and height (spec §10 rule 3)."""
 UNRESOLVED_REFERENCE = "unresolved_reference"
 """A local ``href="#X"`` or ``url(#X)`` names no element ``id`` (spec §10 rule 4)."""
-NO_SVG_NAMESPACE = "no_svg_namespace"
-"""Default mode: the root is ``<svg>`` outside the SVG namespace (renderers draw nothing)."""
+# NO_SVG_NAMESPACE (default mode: the root is <svg> outside the SVG namespace) and USE_CYCLE
+# (default mode: a self-referencing or cyclic <use>) are defined once in vector_gym.svg.parse,
+# shared with the renderer.
 INVALID_NUMBER = "invalid_number"
 """Default mode: a numeric attribute (width, x, r, opacity, offset, …) is not an SVG number or
 length (``NaN``, ``Infinity``, ``1_0``, hex, ``10 px``)."""
-USE_CYCLE = "use_cycle"
-"""Default mode: a ``<use>`` references itself, an ancestor, or a chain back to itself (SVG 2
-§5.6: such a document is in error)."""
 TARGET_INVALID = "target_invalid"
 """The task's own target fails validity, so both preservation gates fail (spec §11)."""
 

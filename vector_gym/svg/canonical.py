@@ -1,7 +1,17 @@
 """The canonical form C(S): strict, "source level" equality of SVG trees (spec-reward.md §4).
 
-Normaliser contract
--------------------
+Two dialects
+------------
+Every :class:`Node` tree carries a :class:`Dialect` that decides how its attribute values are
+read. :data:`SVG2` (the default mode, and the default of :func:`to_node`) reads every value with
+the SVG 2 / CSS grammars of ``vector_gym.svg`` (:func:`normalise_attribute_svg`): two spellings
+are equal exactly when SVG says they denote the same value (packed numbers, compact arc flags,
+CSS Color 4 colours, CSS declarations, ``px`` lengths, implied transform arguments, SVG 2 ``href``
+rules). :data:`REFERENCE` (parity mode) is the reference evaluator's N of spec §4.1, implemented
+in :mod:`vector_gym.svg.reference_dialect`; the contract below is that dialect's.
+
+Normaliser contract (REFERENCE dialect)
+---------------------------------------
 What is resolved (two spellings that C treats as the same):
 
 - attribute order; namespace prefixes (tags and attribute keys compare in expanded
@@ -97,6 +107,11 @@ __all__ = [
     "path_tokens",
     "normalise_transform",
     "normalise_style",
+    "style_pieces",
+    "fold_ascii_ws",
+    "NUMBER_ATTRIBUTES",
+    "LENGTH_ATTRIBUTES",
+    "LENGTH_LIST_ATTRIBUTES",
     "canonical_attributes",
     "canonical_equal",
     "canonical_form",

@@ -16,9 +16,11 @@ import re
 __all__ = [
     "SVG_NUMBER_RE",
     "SVG_NUMBER_PATTERN",
+    "REFERENCE_NUMBER_PATTERN",
     "parse_svg_number",
     "is_svg_number",
     "scan_numbers",
+    "scan_number_spans",
     "python_float_reference",
     "format_number",
     "normalise_svg_number",
@@ -33,6 +35,10 @@ SVG_NUMBER_PATTERN = r"[+-]?(?:[0-9]*\.[0-9]+|[0-9]+\.?)(?:[eE][+-]?[0-9]+)?"
 
 SVG_NUMBER_RE = re.compile(SVG_NUMBER_PATTERN)
 """Compiled :data:`SVG_NUMBER_PATTERN`; use ``fullmatch`` for a whole-string test."""
+
+REFERENCE_NUMBER_PATTERN = r"[-+]?(?:\d*\.\d+|\d+\.?)(?:[eE][-+]?\d+)?"
+"""The reference evaluator's number regex (spec §4.2): ``\\d`` is any Unicode decimal digit
+(spec §15). Parity readings only (:mod:`vector_gym.svg.reference_dialect`, the §8.3 viewport)."""
 
 # One number, then an optional separator: a run of whitespace with at most one comma.
 _LIST_ITEM_RE = re.compile(r"(" + SVG_NUMBER_PATTERN + r")(?:[ \t\r\n\f]*,[ \t\r\n\f]*|[ \t\r\n\f]+)?")
@@ -116,11 +122,25 @@ def scan_numbers(text: str) -> list[float] | None:
     >>> scan_numbers("")
     []
     """
+    spans = scan_number_spans(text)
+    return None if spans is None else [v for _s, _e, v in spans]
+
+
+def scan_number_spans(text: str) -> list[tuple[int, int, float]] | None:
+    """:func:`scan_numbers` with each number's character span: ``(start, end, value)``.
+
+    For code that edits numbers in place. Same grammar and failures as :func:`scan_numbers`.
+
+    Examples
+    --------
+    >>> scan_number_spans("1,2 3.5.5")
+    [(0, 1, 1.0), (2, 3, 2.0), (4, 7, 3.5), (7, 9, 0.5)]
+    """
     pos = 0
     n = len(text)
     while pos < n and text[pos] in _WSP:
         pos += 1
-    out: list[float] = []
+    out: list[tuple[int, int, float]] = []
     match = _LIST_ITEM_RE.match
     while pos < n:
         m = match(text, pos)
@@ -129,7 +149,7 @@ def scan_numbers(text: str) -> list[float] | None:
         value = float(m.group(1))
         if not math.isfinite(value):
             return None
-        out.append(value)
+        out.append((m.start(1), m.end(1), value))
         end = m.end()
         if end == n and end > m.end(1) and "," in text[m.end(1) : end]:
             return None  # trailing comma

@@ -71,6 +71,12 @@ TOO_DEEP = "too_deep"
 TOO_MANY_ELEMENTS = "too_many_elements"
 """More elements than ``ParseLimits.max_elements``."""
 
+# Document reasons shared by the scorer's validity gate and the renderer (one name each).
+NO_SVG_NAMESPACE = "no_svg_namespace"
+"""The root is ``<svg>`` outside the SVG namespace: not an SVG document (renderers draw nothing)."""
+USE_CYCLE = "use_cycle"
+"""A ``<use>`` references itself, an ancestor, or a chain back to itself (SVG 2 §5.6.1)."""
+
 REASONS: tuple[str, ...] = (
     NOT_TEXT,
     INVALID_UTF8,

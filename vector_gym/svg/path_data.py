@@ -46,6 +46,7 @@ __all__ = [
     "parse_path_data_cached",
     "path_syntax_ok",
     "normalise_path_data",
+    "path_fields",
     "MOVE",
     "LINE",
     "QUAD",
@@ -174,7 +175,8 @@ class _Reader:
         self.s = s
         self.pos = 0
 
-    def number(self) -> float:
+    def number_span(self) -> tuple[int, int, float]:
+        """Read one number: (start, end of its text, value); the separator run is skipped."""
         m = _NUM_SEP.match(self.s, self.pos)
         tok = m.group(1)
         if not tok:
@@ -183,8 +185,12 @@ class _Reader:
             v = float(tok)
         except ValueError:
             raise PathSyntaxError(R_BAD_NUMBER, f"not a number: {tok!r} in {self.s!r}") from None
+        start = self.pos
         self.pos = m.end()
-        return v
+        return start, m.end(1), v
+
+    def number(self) -> float:
+        return self.number_span()[2]
 
     def flag(self) -> bool:
         if self.pos >= len(self.s):
@@ -567,3 +573,72 @@ def normalise_path_data(d: str) -> str | None:
         else:
             out.append(cmd + " ".join(map(format_number, a)))
     return " ".join(out)
+
+
+def path_fields(d: str) -> list[tuple[str, int, tuple[tuple[int, int, float, bool], ...]]] | None:
+    """Every argument of ``d`` with its character span, read by the path reader's grammar.
+
+    The same reading as :func:`parse_path_data` with ``parity=False`` (command splitting,
+    greedy numbers followed by a separator run, one-character arc flags, non-negative radii, a
+    truncated implicit repeat is an error), for code that edits numbers in place (RepairGen).
+
+    Returns
+    -------
+    list of (command, set index, fields) or None
+        One entry per argument set in text order; ``command`` is the letter as written (implicit
+        repeats keep the letter that introduced them, so the repeats of ``M`` say ``M``), ``set
+        index`` counts the sets after that letter from 0, and each field is ``(start, end,
+        value, is_flag)`` with ``d[start:end]`` the number's text. ``Z`` gives an entry with no
+        fields. ``None`` when the reader rejects ``d`` (:class:`PathSyntaxError`).
+
+    Examples
+    --------
+    >>> [(c, k, [(d0, d1, v) for d0, d1, v, _f in f]) for c, k, f in path_fields("M1.5.5 2 3z")]
+    [('M', 0, [(1, 4, 1.5), (4, 6, 0.5)]), ('M', 1, [(7, 8, 2.0), (9, 10, 3.0)]), ('z', 0, [])]
+    >>> path_fields("M0 0 1"), path_fields("Z")
+    (None, None)
+    """
+    if not isinstance(d, str):
+        return None
+    pieces = _COMMAND_SPLIT.split(d)
+    if pieces[0].strip():
+        return None
+    out: list[tuple[str, int, tuple[tuple[int, int, float, bool], ...]]] = []
+    pos = len(pieces[0])
+    moved = False
+    for k in range(1, len(pieces), 2):
+        cmd = pieces[k]
+        raw = pieces[k + 1]
+        base = pos + 1
+        pos = base + len(raw)
+        up = cmd.upper()
+        args = raw.strip()
+        if up == "Z":
+            if args or not moved:
+                return None
+            out.append((cmd, 0, ()))
+            continue
+        if not args or not args.isascii():
+            return None
+        moved = True
+        offset = base + len(raw) - len(raw.lstrip())
+        r = _Reader(args)
+        n_fields = _SET_SIZE.get(up, 7)  # A: rx ry rotation flag flag x y
+        set_no = 0
+        while r.pos < len(args):
+            fields: list[tuple[int, int, float, bool]] = []
+            try:
+                for f in range(n_fields):
+                    if up == "A" and f in (3, 4):
+                        at = r.pos
+                        fields.append((offset + at, offset + at + 1, float(r.flag()), True))
+                        continue
+                    s0, e0, v = r.number_span()
+                    if up == "A" and f < 2 and v < 0:
+                        return None
+                    fields.append((offset + s0, offset + e0, v, False))
+            except (_ReadFailure, PathSyntaxError):
+                return None
+            out.append((cmd, set_no, tuple(fields)))
+            set_no += 1
+    return out

@@ -35,6 +35,15 @@ it reproduces, and its section of spec-reward.md (``docs/spec-reward.md``):
    :func:`vector_gym.svg.viewbox.viewport_size` (the tolerance caps of both modes come from it).
 10. Path reading (§8.9.1, §16 item 22): svg.path's silent truncation of an implicit repeat
     (``parse_path_data(d, parity=True)``).
+11. Produced-value lookup (§7) and masking (§9): the first ``style`` declaration wins, names are
+    case-sensitive, ``translate(``/``scale(`` are read by §7's exponent-free regexes, values by
+    Python ``float()`` (``read_value(..., parity=True)`` and ``style_first`` in
+    ``vector_gym/rewards/_spec_lookup.py``; ``style_decls`` in ``_spec_mask.py``). Default:
+    the same lookup order read with the grammars above.
+
+Outside the spec reward, ``vector_gym.svg.shapes.parse_transform_upstream`` and
+``parse_path_svgpathtools`` reproduce the SVGEditBench V2 Chamfer script's own readers
+(metrics-svgeditbench.md), a different reference evaluator.
 """
 
 from __future__ import annotations
@@ -44,6 +53,7 @@ import re
 from decimal import Decimal, InvalidOperation
 
 from vector_gym.svg.color import COLOR_ATTRIBUTES, normalise_color
+from vector_gym.svg.numbers import REFERENCE_NUMBER_PATTERN
 from vector_gym.svg.parse import fold_ws, local_name
 from vector_gym.svg.transform import TRANSFORM_ARITY as _TRANSFORM_ARITY
 
@@ -65,7 +75,7 @@ __all__ = [
 INVALID_MARKER = "__invalid_svg_syntax__:"
 """Prefix of a normalised value whose syntax check failed (spec §4.1 "marked invalid")."""
 
-NUMBER_PATTERN = r"[-+]?(?:\d*\.\d+|\d+\.?)(?:[eE][-+]?\d+)?"
+NUMBER_PATTERN = REFERENCE_NUMBER_PATTERN
 """§4.2 number grammar; ``\\d`` is Python's Unicode decimal digit class (spec §15)."""
 
 LOCAL_NAME_HREF_KEYING = True

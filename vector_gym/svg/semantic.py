@@ -10,7 +10,10 @@ What is resolved (two documents that V treats as the same), on top of C (§4):
 - quotes and inner spaces of ``url( '#X' )`` references — §5.2;
 - presentation attribute vs ``style`` declaration (``fill="#6a1a1a"`` ≡ ``style="fill:#6a1a1a"``;
   a style declaration overrides a same-named attribute, last duplicate wins) — §5.2;
-- ``xlink:href`` vs ``href`` (attributes are keyed by local name; the later one wins) — §5.2;
+- ``xlink:href`` vs ``href``: in the REFERENCE dialect attributes are keyed by local name and the
+  later one wins (§5.2); in the SVG2 dialect (default mode) only the XLink ``href`` is ``href``,
+  plain ``href`` wins when both are present (SVG 2 §5.7), other namespaced attributes keep their
+  expanded key, and ``style`` is read as a CSS declaration list (last wins, ``!important``);
 - adding, removing or renaming ``id`` and any ``aria-*`` attribute — §5.2.
 
 What stays strict (§5.3): element types and namespaces, element order, nesting and child counts
@@ -29,7 +32,6 @@ on the masked documents for the preservation gate (§9), and locally on inserted
 from __future__ import annotations
 
 from vector_gym.svg.canonical import (
-    INVALID_MARKER,
     Node,
     style_pieces,
     to_node,  # noqa: F401  (used by the doctests)

@@ -6,6 +6,7 @@ import logging
 import math
 import re
 
+from vector_gym.svg.references import effective_href, local_href
 
 SVG_NS = "http://www.w3.org/2000/svg"
 
@@ -35,11 +36,8 @@ _log = logging.getLogger(__name__)
 
 
 def _href(el) -> str | None:
-    """The element's link: plain ``href`` wins over ``xlink:href`` (SVG 2 §5.3.3)."""
-    v = el.get("href")
-    if v is None:
-        v = el.get(_XLINK_HREF)
-    return v
+    """The element's link: plain ``href`` wins over ``xlink:href`` (SVG 2 §5.7)."""
+    return effective_href(el.attrib)
 
 
 def _id_map(root) -> dict:
@@ -53,10 +51,8 @@ def _id_map(root) -> dict:
 
 
 def _ref_id(value: str | None) -> str | None:
-    if not value:
-        return None
-    v = value.strip()
-    return v[1:] if v.startswith("#") and len(v) > 1 else None
+    """The id of a local reference ``#X`` (:func:`vector_gym.svg.references.local_href`)."""
+    return (local_href(value) or None) if value else None
 
 
 Matrix = tuple[float, float, float, float, float, float]

@@ -5,34 +5,42 @@ from __future__ import annotations
 import math
 import re
 
-from vector_gym.svg.numbers import SVG_NUMBER_RE
+from vector_gym.svg.numbers import parse_length
 
 
-_UNITS = {"": 1.0, "px": 1.0, "pt": 4 / 3, "pc": 16.0, "mm": 96 / 25.4, "cm": 96 / 2.54, "in": 96.0}
+_UNITS = {
+    "": 1.0, "px": 1.0, "pt": 4 / 3, "pc": 16.0, "mm": 96 / 25.4, "cm": 96 / 2.54, "in": 96.0,
+    "q": 96 / 101.6,
+}
 
 
-_LEN_RE = re.compile(
-    r"[ \t\r\n\f]*(" + SVG_NUMBER_RE.pattern + r")(px|pt|pc|mm|cm|in|em|ex|%)?[ \t\r\n\f]*$", re.I
-)
 
 
 def _length(v: str | None, ref: float, font_size: float = 16.0) -> float | None:
-    """A length in user units; ``ref`` is what 100 % means. ``None`` when not a length."""
+    """A length in user units; ``ref`` is what 100 % means. ``None`` when not a length.
+
+    Read with :func:`vector_gym.svg.numbers.parse_length` (SVG 2 / CSS Values 4); the units
+    the normaliser cannot resolve here (``ch``, ``vw``, ``vh``, ``vmin``, ``vmax``) count as
+    not a length.
+    """
     if v is None:
         return None
-    m = _LEN_RE.match(v)
-    if m is None:
+    parsed = parse_length(v.strip(" \t\r\n\f"))
+    if parsed is None:
         return None
-    x = float(m.group(1))
-    unit = (m.group(2) or "").lower()
+    x, unit = parsed
     if unit == "%":
         x = x * ref / 100.0
     elif unit == "em":
         x *= font_size
     elif unit == "ex":
         x *= font_size / 2
-    else:
+    elif unit == "rem":
+        x *= 16.0
+    elif unit in _UNITS:
         x *= _UNITS[unit]
+    else:
+        return None
     return x if math.isfinite(x) else None
 
 

@@ -171,6 +171,11 @@ class EditEnv(gym.Env[dict[str, str], str]):
     come back as padding characters), so use
     ``gymnasium.vector.AsyncVectorEnv(fns, shared_memory=False)``;
     ``SyncVectorEnv`` needs nothing special.
+    Episodes are single-step: pass ``autoreset_mode=AutoresetMode.SAME_STEP`` to the vector
+    env so each ``step`` call is one episode (the default ``NEXT_STEP`` spends every other call
+    on a reset that ignores its action). A scorer with ``prepare(tasks)`` is prepared at
+    construction, so ``AsyncVectorEnv``'s forked workers inherit the per-task scorers built
+    for the env it constructs in the parent.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
@@ -229,6 +234,10 @@ class EditEnv(gym.Env[dict[str, str], str]):
         self._tasks: tuple[Task, ...] = tuple(tasks)
         self._index = index
         self.scorer = scorer
+        # per-task scoring work now, before AsyncVectorEnv forks (its workers inherit it)
+        prepare = getattr(scorer, "prepare", None)
+        if callable(prepare):
+            prepare(self._tasks)
         self.max_response_chars = max_response_chars
         self.task_order = task_order
         self.render_mode = render_mode

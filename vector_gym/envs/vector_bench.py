@@ -62,6 +62,12 @@ class SpecRewardScorer:
 
         return get_scorer(task, parity=self.parity).score_response(response)
 
+    def prepare(self, tasks: Sequence[Task]) -> None:
+        """Build the per-task scorers now (:func:`vector_gym.rewards.spec.prepare_scorers`)."""
+        from vector_gym.rewards.spec import prepare_scorers
+
+        prepare_scorers(tasks, self.parity)
+
     def __repr__(self) -> str:
         return f"SpecRewardScorer(parity={self.parity})"
 

@@ -87,6 +87,7 @@ __all__ = [
     "SpecRewardScorer",
     "SpecScorer",
     "get_scorer",
+    "prepare_scorers",
     "score",
     "score_response",
     "score_many",
@@ -609,6 +610,28 @@ def get_scorer(task: Task, parity: bool = False) -> SpecScorer:
     return scorer
 
 
+PREPARE_MAX_TASKS = 256
+"""Most tasks :func:`prepare_scorers` builds scorers for (about 2-10 ms each, cold)."""
+
+
+def prepare_scorers(tasks: Sequence[Task], parity: bool = False) -> int:
+    """Build and cache the :class:`SpecScorer` of the first :data:`PREPARE_MAX_TASKS` tasks now.
+
+    Envs call this when they are constructed, so the per-task work (target parse, masked target,
+    path samples of every check) is done once in the process that later forks: Gymnasium's
+    ``AsyncVectorEnv`` builds one env in the parent before starting its workers, and forked
+    workers inherit the cache of :func:`get_scorer` instead of each building its own. Returns
+    the number of scorers that were not cached yet.
+    """
+    fresh = 0
+    for task in list(tasks)[:PREPARE_MAX_TASKS]:
+        key = (task.task_id, bool(parity))
+        if key not in _SCORERS:
+            fresh += 1
+        get_scorer(task, parity)
+    return fresh
+
+
 def score(task: Task, produced_svg: str | bytes | None, parity: bool = False) -> SpecReport:
     """Score one produced SVG for ``task`` (see :meth:`SpecScorer.score`)."""
     return get_scorer(task, parity).score(produced_svg)
@@ -707,6 +730,10 @@ class SpecRewardScorer:
     def score_response(self, task: Task, response: Any) -> SpecReport:
         """Extract the SVG from ``response`` and score it (never raises for policy output)."""
         return self.score_many([task], [response])[0]
+
+    def prepare(self, tasks: Sequence[Task]) -> None:
+        """Build the per-task scorers of ``tasks`` now (:func:`prepare_scorers`); envs call it."""
+        prepare_scorers(tasks, self.parity)
 
     def score_many(self, tasks: Sequence[Task], responses: Sequence[Any]) -> list[SpecReport]:
         """Score raw responses, one per task, in order (cached, de-duplicated).

@@ -154,6 +154,8 @@ class Suite:
     """
 
     summary: str = "spec"
+    #: True for a generator suite: ``get_task`` regenerates ids no listing holds (RepairGen).
+    generated: bool = False
 
     def __init__(
         self,

@@ -57,6 +57,8 @@ def parse_task_id(task_id: Any) -> tuple[str, int, int] | None:
 class RepairGenSuite(SpecSuite):
     """Generated repair tasks (module docstring)."""
 
+    generated = True
+
     def __init__(self, *, config: Any = None, seed: int = 0, n: int = DEFAULT_N, **options: Any) -> None:
         from vector_gym.tasks.repairgen import RepairGenConfig
 

@@ -85,7 +85,7 @@ def _worker_ours(limit: int | None, parity: bool, profile: bool) -> dict:
     if profile:
         import cProfile
 
-        prof = cProfile.Profile()
+        prof = cProfile.Profile(time.process_time)  # CPU time: wall time on a loaded machine misleads
         prof.enable()
     t0 = _cpu()
     rewards = sum(scorers[tid].score(svg).reward for tid, svg in pairs)

@@ -59,6 +59,7 @@ from vector_gym.tasks.task import Task
 
 __all__ = [
     "BUILTIN_SUITES",
+    "CorpusSuite",
     "Report",
     "Scorer",
     "SPEC_SUMMARY_COLUMNS",
@@ -202,6 +203,15 @@ class Suite:
         self._by_id: dict[str, Task] | None = None
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in sorted(self.options.items()))
         return f"<Suite {self.name}{' ' + opts if opts else ''}>"
@@ -222,7 +232,12 @@ class Suite:
         """
         if not options:
             return self
-        raise ConfigError(f"suite {self.name!r} takes no options, got {sorted(options)}")
+        if type(self) is Suite:
+            raise ConfigError(f"suite {self.name!r} takes no options, got {sorted(options)}")
+        try:  # a built-in suite class takes its options as keywords
+            return type(self)(**{**self.options, **options})
+        except TypeError as exc:
+            raise ConfigError(f"suite {self.name!r} does not accept {sorted(options)}: {exc}") from None
 
     # ------------------------------------------------------------------ tasks
     def tasks(self, split: str | None = None, **kw: Any) -> list[Task]:
@@ -339,6 +354,15 @@ class Suite:
         if not tasks:
             return []
         return list(self.scorer.score_many(tasks, responses))
+
+    def score_extracted(self, tasks: Sequence[Task], svgs: Sequence[Any]) -> list[Any]:
+        """Score already extracted SVG documents (stored outcomes' ``produced_svg``) as they are.
+
+        ``None`` means the provider returned nothing (spec-reward.md section 12). Default: the
+        documents are scored as responses (``score_many``); built-in suites score them without
+        extraction.
+        """
+        return self.score_many(tasks, svgs)
 
     def score_response(self, task: Task, response: Any) -> Any:
         """Score one raw response (``score_many`` of one)."""
@@ -457,6 +481,35 @@ class Suite:
         if self.summary == "spec":
             return S.format_table(S.summarize(rows, by=by, order=order), label_header=label_header)
         return S.format_raster_table(self.summarize(rows, by=by, order=order, tasks=tasks), label=by)
+
+
+class CorpusSuite(Suite):
+    """A suite whose single ``"test"`` split is a corpus: bundled, read from a path, or given.
+
+    Subclasses set ``self._source`` (None, a path or a task list) before ``Suite.__init__`` and
+    implement ``_load(source)`` (None: the bundled corpus).
+    """
+
+    _source: Any = None
+
+    def _load(self, source: Any) -> list[Task]:
+        raise NotImplementedError
+
+    def tasks(self, split: str | None = None, **kw: Any) -> list[Task]:
+        """The corpus (read once)."""
+        self._check_split(split)
+        if kw:
+            raise ConfigError(f"suite {self.name!r}: tasks() takes no {sorted(kw)}")
+        if "test" not in self._corpus:
+            src = self._source
+            self._corpus["test"] = (
+                self._load(src) if src is None or isinstance(src, str | Path) else self._checked(list(src))
+            )
+        return list(self._corpus["test"])
+
+    def load_tasks(self, source: str | Path | None = None) -> list[Task]:
+        """Tasks from a path in the corpus's layout (None: the bundled corpus)."""
+        return self._load(source)
 
 
 # ---------------------------------------------------------------------- registry

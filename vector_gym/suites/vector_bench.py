@@ -19,11 +19,10 @@ Summary: Full, Near, Repair, Progress, Clean, UCR, Valid, Wilson CI of Full, Err
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 from vector_gym.errors import ConfigError
-from vector_gym.suites import Suite, _field, _finite, register_suite
+from vector_gym.suites import CorpusSuite, Suite, _field, _finite, register_suite
 from vector_gym.suites._templates import VECTOR_BENCH, VECTOR_BENCH_PATCH
 from vector_gym.tasks.task import Task
 
@@ -86,12 +85,18 @@ class SpecSuite(Suite):
 
         return SpecRewardScorer(parity=self.parity, processes=self.processes)
 
+    def score_extracted(self, tasks: Any, svgs: Any) -> list[Any]:
+        """Score stored SVGs as they are (:meth:`~vector_gym.rewards.spec.SpecScorer.score`)."""
+        from vector_gym.rewards.spec import get_scorer
+
+        return [get_scorer(t, parity=self.parity).score(svg) for t, svg in zip(tasks, svgs, strict=True)]
+
     def reward(self, report: Any) -> float:
         """``specification_reward + progress_weight * repair_progress`` (module docstring)."""
         return spec_reward(report, self.progress_weight)
 
 
-class VectorBenchSuite(SpecSuite):
+class VectorBenchSuite(CorpusSuite, SpecSuite):
     """The bundled Vector-Bench tasks sv_001-sv_020 (one split, ``"test"``)."""
 
     def __init__(self, *, tasks: Any = None, **options: Any) -> None:
@@ -108,21 +113,7 @@ class VectorBenchSuite(SpecSuite):
         if tasks is not None:
             self.options["tasks"] = tasks
 
-    def configure(self, **options: Any) -> VectorBenchSuite:
-        return type(self)(**{**self.options, **options}) if options else self
-
-    def tasks(self, split: str | None = None, **kw: Any) -> list[Task]:
-        self._check_split(split)
-        if kw:
-            raise ConfigError(f"suite {self.name!r}: tasks() takes no {sorted(kw)}")
-        if "test" not in self._corpus:
-            src = self._source
-            self._corpus["test"] = (
-                self.load_tasks(src) if src is None or isinstance(src, str | Path) else self._checked(list(src))
-            )
-        return list(self._corpus["test"])
-
-    def load_tasks(self, source: str | Path | None = None) -> list[Task]:
+    def _load(self, source: Any) -> list[Task]:
         """Vector-Bench tasks from a folder in the public layout or JSON Lines (None: bundled)."""
         from vector_gym.tasks.vector_bench import load_vector_bench
 

@@ -62,6 +62,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import threading
@@ -707,3 +708,179 @@ def tool_environment(suite: Any, *, action_format: str = "svg", max_turns: int =
         raise ConfigError(f"max_turns: expected an int >= 1, got {max_turns!r}")
     name = "".join(p.capitalize() for p in suite.name.split("_")) + base.__name__
     return type(name, (base,), {"suite": suite, "max_turns": max_turns, "__module__": __name__})
+
+
+# ---------------------------------------------------------------------- training on generated tasks
+
+
+def task_stream(
+    suite: Any,
+    *,
+    split: str = "train",
+    seed: int | None = None,
+    start: int = 0,
+    curriculum: Any = None,
+    action_format: str = "svg",
+) -> Any:
+    """An endless ``datasets.IterableDataset`` of a generator suite's tasks (RepairGen).
+
+    Row k is task ``start + k`` of ``split`` and ``seed``, generated when the trainer reads it
+    (no ``generate`` step first) with the curriculum's current config when ``curriculum`` (a
+    :class:`~vector_gym.tasks.repairgen.RepairGenCurriculum`) is given, so the difficulty follows
+    the rewards (see :class:`CurriculumReward`). Generated tasks are remembered by the suite and
+    resolve by id in the reward functions; rows carry ``task_hash``. Columns as
+    :func:`build_dataset`. Use ``GRPOConfig(max_steps=..., shuffle_dataset=False)`` (a shuffle
+    buffer would generate ahead of the curriculum).
+
+    Raises
+    ------
+    ConfigError
+        The suite does not generate tasks (no ``generate(idx, split, seed, config)``).
+    """
+    from datasets import IterableDataset
+
+    suite = resolve_suite(suite)
+    if not callable(getattr(suite, "generate", None)):
+        raise ConfigError(f"suite {suite.name!r} does not generate tasks; use build_dataset(suite)")
+    check_action_format(action_format)
+
+    def rows(suite=suite, split=split, seed=seed, start=start, curriculum=curriculum, fmt=action_format):
+        idx = start
+        while True:
+            config = curriculum.config() if curriculum is not None else None
+            task = suite.generate(idx, split, seed, config)
+            yield {
+                "prompt": first_messages(suite, task, action_format=fmt),
+                "task_id": task.task_id,
+                "suite": suite.name,
+                "task_hash": task.integrity_hash,
+                "family": task.family or suite.family,
+            }
+            idx += 1
+
+    return IterableDataset.from_generator(rows)
+
+
+class CurriculumReward(SuiteRewardFunc):
+    """Weight-0 reward function that feeds each completion's pass (``report.reward >= 1``) to a
+    curriculum and returns the curriculum level (logged as ``rewards/curriculum_level/mean``).
+
+    Scores through the same report cache as the suite's other functions (no second scoring).
+    """
+
+    def __init__(self, suite: Any, curriculum: Any, **kw: Any) -> None:
+        kw.setdefault("name", "curriculum_level")
+        kw.setdefault("log_diagnostics", False)
+        super().__init__(suite, "reward", weight=0.0, **kw)
+        self.curriculum = curriculum
+
+    def value(self, report: Any) -> float | None:
+        from vector_gym.integrations._episode import is_pass
+
+        self.curriculum.update(is_pass(report))
+        return float(self.curriculum.level)
+
+
+@functools.lru_cache(maxsize=None)
+def _with_callback_base(cls: type) -> type:
+    """``cls`` mixed with ``transformers.TrainerCallback`` (imported on first use)."""
+    from transformers import TrainerCallback
+
+    return type(cls.__name__, (cls, TrainerCallback), {"__module__": cls.__module__, "__doc__": cls.__doc__})
+
+
+class HeldOutEvaluation:
+    """Score the policy on held-out tasks every ``every`` steps (a ``transformers`` callback).
+
+    Greedy answers from the model being trained (:class:`~vector_gym.policies.transformers_policy.
+    TransformersPolicy` on the live model), scored with ``suite.score_many`` and summarised with
+    ``suite.summarize``; logged as ``heldout/full``, ``heldout/progress``, ``heldout/valid``,
+    ``heldout/ucr`` (percent; spec suites) through the trainer's logger (``trainer`` attribute,
+    set by :meth:`attach`) and kept in :attr:`history`.
+
+    Parameters
+    ----------
+    suite : Suite or str
+    tasks : sequence of Task, optional
+        Default ``suite.tasks("test", n=n)`` for generator suites, else the first ``n`` of
+        ``suite.tasks("test")``.
+    every : int
+        Steps between evaluations (>= 1); also evaluated at the end of training.
+    n : int
+        Held-out tasks.
+    max_new_tokens : int, optional
+        Default the suite's token budget.
+    """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        # a TrainerCallback without importing transformers with this module
+        return object.__new__(_with_callback_base(cls) if cls is HeldOutEvaluation else cls)
+
+    def __init__(self, suite: Any, *, tasks: Sequence[Task] | None = None, every: int = 50, n: int = 20,
+                 max_new_tokens: int | None = None, processing_class: Any = None) -> None:
+        if not isinstance(every, int) or every < 1:
+            raise ConfigError(f"every: expected an int >= 1, got {every!r}")
+        self.suite = resolve_suite(suite)
+        if tasks is None:
+            try:
+                tasks = self.suite.tasks("test", n=n)
+            except ConfigError:
+                tasks = self.suite.tasks("test" if "test" in self.suite.splits else None)[:n]
+        self.tasks = list(tasks)
+        self.every = every
+        self.max_new_tokens = max_new_tokens
+        self.processing_class = processing_class
+        self.trainer: Any = None
+        self.history: list[dict[str, Any]] = []
+        self._done_steps: set[int] = set()
+
+    def attach(self, trainer: Any) -> HeldOutEvaluation:
+        """Bind to a trainer (its model, tokenizer and logger) and register as its callback."""
+        self.trainer = trainer
+        if self.processing_class is None:
+            self.processing_class = getattr(trainer, "processing_class", None)
+        trainer.add_callback(self)
+        return self
+
+    def evaluate(self, model: Any, tokenizer: Any, step: int) -> dict[str, Any]:
+        """Answer and score the held-out tasks now; returns the logged metrics."""
+        from vector_gym.policies.transformers_policy import TransformersPolicy
+
+        tok = getattr(tokenizer, "tokenizer", tokenizer)  # a processor's tokenizer
+        policy = TransformersPolicy(model, tok, max_new_tokens=self.max_new_tokens, temperature=0.0,
+                                    templates=self.suite.template_table(), device=str(model.device),
+                                    name="heldout")
+        observations = [{**self.suite.observation(t), "task_id": t.task_id, "family": self.suite.family}
+                        for t in self.tasks]
+        was_training = model.training
+        try:
+            completions = [c[0] for c in policy.generate(observations)]
+        finally:
+            model.train(was_training)
+        reports = self.suite.score_many(self.tasks, [c.text for c in completions])
+        rows = [{"policy": "heldout", "task_id": t.task_id, "report": r.to_dict(), "finish_reason": c.finish_reason}
+                for t, r, c in zip(self.tasks, reports, completions, strict=True)]
+        summary = self.suite.summarize(rows)[0]
+        metrics = {f"heldout/{k}": summary[k] for k in ("full", "progress", "valid", "ucr") if k in summary}
+        metrics["heldout/reward"] = sum(self.suite.reward(r) for r in reports) / len(reports)
+        self.history.append({"step": step, **metrics})
+        if self.trainer is not None:
+            self.trainer.log({k: (v if v is not None else float("nan")) for k, v in metrics.items()})
+        return metrics
+
+    def _maybe(self, state: Any, kwargs: dict[str, Any], force: bool = False) -> None:
+        step = int(state.global_step)
+        if step in self._done_steps or not (force or step % self.every == 0):
+            return
+        model = kwargs.get("model") or (self.trainer.model if self.trainer is not None else None)
+        tok = kwargs.get("processing_class") or self.processing_class
+        if model is None or tok is None:
+            return
+        self._done_steps.add(step)
+        self.evaluate(model, tok, step)
+
+    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        self._maybe(state, kwargs)
+
+    def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        self._maybe(state, kwargs, force=True)

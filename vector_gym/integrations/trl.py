@@ -65,9 +65,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import threading
 import warnings
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -124,13 +122,6 @@ _GATES: tuple[str, ...] = (
 
 #: Argument names under which a tool call carries an answer (submit_svg(svg=...), apply_patch(patch=...)).
 ANSWER_ARGUMENTS: tuple[str, ...] = ("svg", "patch", "edits", "answer")
-
-# Reports shared between the functions of one process: spec_reward and repair_progress over the
-# same batch score each (suite, task, answer) once.
-_CACHE_SIZE = 4096
-_cache: OrderedDict[tuple[int, str, str, str], Any] = OrderedDict()
-_cache_lock = threading.Lock()
-
 
 def _is_spec_suite(suite: Any) -> bool:
     from vector_gym.suites.vector_bench import SpecSuite
@@ -221,12 +212,16 @@ class SuiteRewardFunc:
     log_diagnostics : bool
         Send failure reasons and gate flags through ``log_extra`` and pass rates through
         ``log_metric`` (when the trainer provides them).
+    strict : bool
+        True (``reward_funcs``): a row this suite cannot resolve raises (the guard of the module
+        docstring). False (``spec_reward_func`` and ``repair_progress_reward_func``, the
+        task-list functions): such a row gets None, TRL's "not mine".
 
     Raises
     ------
     ConfigError
-        Unknown suite or action format; when called, a row this suite cannot resolve (see the
-        module docstring), missing ``completions``/``task_id`` or lengths that differ.
+        Unknown suite or action format; when called, a row this suite cannot resolve (strict),
+        a task hash mismatch, missing ``completions``/``task_id`` or lengths that differ.
     """
 
     def __init__(
@@ -239,8 +234,10 @@ class SuiteRewardFunc:
         action_format: str = "svg",
         tasks: Sequence[Task] | None = None,
         log_diagnostics: bool = True,
+        strict: bool = True,
     ) -> None:
         self.suite = resolve_suite(suite)
+        self.strict = bool(strict)
         self.field = field
         self.__name__ = name or (field if field else f"{self.suite.name}_reward")
         self.weight = float(weight)
@@ -269,12 +266,14 @@ class SuiteRewardFunc:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(suite={self.suite.name!r}, name={self.__name__!r}, weight={self.weight})"
 
-    def _task(self, task_id: Any, task_hash: Any) -> Task:
+    def _task(self, task_id: Any, task_hash: Any) -> Task | None:
         task = self.tasks.get(task_id) if isinstance(task_id, str) else None
         if task is None:
             try:
                 task = self.suite.get_task(task_id)
-            except (UnknownTaskError, ConfigError):
+            except (UnknownTaskError, ConfigError, TypeError):
+                if not self.strict:
+                    return None
                 raise ConfigError(
                     f"reward function {self.__name__!r} of suite {self.suite.name!r} was handed task "
                     f"{task_id!r}, which this suite does not have: build the dataset with "
@@ -295,27 +294,13 @@ class SuiteRewardFunc:
         return task
 
     def reports(self, tasks: Sequence[Task], texts: Sequence[str]) -> tuple[list[Any], list[dict | None]]:
-        """Reports of (task, answer) pairs (cached; one ``score_many`` for the misses) and patch errors."""
+        """Reports of (task, answer) pairs in one ``suite.score_many`` (whose scorer caches
+        reports, so the suite's other functions over the same batch score nothing twice) and
+        the patch errors."""
         batch = apply_answers(list(texts), [t.source_svg for t in tasks], self.action_format)
-        key_of = id(self.suite)
-        keys = [(key_of, t.task_id, self.action_format, r if e is None else f"\0{e['reason']}")
-                for t, r, e in zip(tasks, batch.responses, batch.action_errors, strict=True)]
-        found: dict[Any, Any] = {}
-        with _cache_lock:
-            for k in keys:
-                if k in _cache:
-                    _cache.move_to_end(k)
-                    found[k] = _cache[k]
-        todo = {k: i for i, k in enumerate(keys) if k not in found}
-        if todo:
-            idx = list(todo.values())
-            scored = self.suite.score_many([tasks[i] for i in idx], [batch.responses[i] for i in idx])
-            with _cache_lock:
-                for k, report in zip(todo, scored, strict=True):
-                    found[k] = _cache[k] = report
-                while len(_cache) > _CACHE_SIZE:
-                    _cache.popitem(last=False)
-        return [found[k] for k in keys], batch.action_errors
+        if not tasks:
+            return [], []
+        return self.suite.score_many(list(tasks), batch.responses), batch.action_errors
 
     def value(self, report: Any) -> float | None:
         """This function's number for one report."""
@@ -344,8 +329,10 @@ class SuiteRewardFunc:
             raise ConfigError(f"expected one task_id per completion, got {len(task_id)} for {len(completions)}")
         suites = columns.get("suite") or [None] * len(task_id)
         hashes = columns.get("task_hash") or [None] * len(task_id)
-        mine = [i for i, s in enumerate(suites) if s is None or s == self.suite.name]
-        tasks = [self._task(task_id[i], hashes[i]) for i in mine]
+        rows = [i for i, s in enumerate(suites) if s is None or s == self.suite.name]
+        resolved = [(i, self._task(task_id[i], hashes[i])) for i in rows]
+        mine = [i for i, t in resolved if t is not None]
+        tasks = [t for _, t in resolved if t is not None]
         reports, errors = self.reports(tasks, [completion_text(completions[i]) for i in mine])
         out: list[float | None] = [None] * len(task_id)
         by_index = {}
@@ -449,7 +436,7 @@ def spec_reward_func(tasks: Any, *, parity: bool | None = None, processes: int |
     configured with ``parity`` and ``processes`` (None: the suite's). spec-reward.md §11.
     """
     suite, task_list = _spec_suite(tasks, parity, processes)
-    return SuiteRewardFunc(suite, "reward", name="spec_reward", tasks=task_list,
+    return SuiteRewardFunc(suite, "reward", name="spec_reward", tasks=task_list, strict=False,
                            log_diagnostics=log_diagnostics, action_format=action_format)
 
 
@@ -459,25 +446,35 @@ def repair_progress_reward_func(tasks: Any, *, parity: bool | None = None, proce
     its weight is the suite's ``progress_weight`` (0.2), so ``[spec, progress]`` with
     :func:`reward_weights` reproduces ``suite.reward``."""
     suite, task_list = _spec_suite(tasks, parity, processes)
-    return SuiteRewardFunc(suite, "repair_progress", name="repair_progress", weight=suite.progress_weight,
-                           tasks=task_list, log_diagnostics=log_diagnostics, action_format=action_format)
+    return SuiteRewardFunc(suite, "repair_progress", name="repair_progress",
+                           weight=float(getattr(suite, "progress_weight", 0.0)), tasks=task_list, strict=False,
+                           log_diagnostics=log_diagnostics, action_format=action_format)
 
 
 def _spec_suite(source: Any, parity: bool | None, processes: int | None) -> tuple[Any, list[Task] | None]:
+    """The specification-reward suite (and task list) of a suite, name, env or task list."""
     from vector_gym.suites import Suite
 
+    env_suite = getattr(getattr(source, "unwrapped", None), "suite", None)
     if isinstance(source, Suite | str):
         suite, task_list = resolve_suite(source), None
+    elif isinstance(env_suite, Suite):
+        suite, task_list = env_suite, None
     else:
         task_list = _task_list(source)
+        families = {t.family for t in task_list}
+        if len(families) > 1:
+            raise ConfigError(f"tasks: expected tasks of one suite, got families {sorted(families)}")
         suite = _suite_of_tasks(task_list)
+    if suite.summary != "spec":
+        raise ConfigError(
+            f"the specification reward does not score suite {suite.name!r} (its reports are "
+            f"{suite.summary!r}); use reward_funcs({suite.name!r})"
+        )
     # None keeps the suite's own setting
     opts = {k: v for k, v in (("parity", parity), ("processes", processes))
             if v is not None and v != suite.options.get(k)}
-    suite = resolve_suite(suite, **opts)
-    if not _is_spec_suite(suite):
-        raise ConfigError(f"suite {suite.name!r} is not scored by the specification reward; use reward_funcs(suite)")
-    return suite, task_list
+    return resolve_suite(suite, **opts), task_list
 
 
 # ---------------------------------------------------------------------- datasets

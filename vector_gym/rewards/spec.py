@@ -686,30 +686,11 @@ class SpecRewardScorer:
             raise ValueError(
                 f"score_many: expected as many responses as tasks, got {len(responses)} and {len(tasks)}"
             )
-        keys = [
-            (t.task_id, t.integrity_hash, r) if isinstance(r, str) else None
-            for t, r in zip(tasks, responses, strict=True)
-        ]
-        out: list[Any] = [None if k is None else self.cache.get(k) for k in keys]
-        todo: dict[Any, list[int]] = {}
-        for i, k in enumerate(keys):
-            if out[i] is None:
-                todo.setdefault(k if k is not None else ("#", i), []).append(i)
-        if todo:
-            first = [idx[0] for idx in todo.values()]
-            scored = score_many(
-                [tasks[i] for i in first],
-                [responses[i] for i in first],
-                parity=self.parity,
-                processes=self.processes,
-                responses=True,
-            )
-            for (k, idx), report in zip(todo.items(), scored, strict=True):
-                if k[0] != "#":
-                    self.cache.put(k, report)
-                for i in idx:
-                    out[i] = report
-        return out
+        return self.cache.score_many(
+            tasks,
+            responses,
+            lambda ts, rs: score_many(ts, rs, parity=self.parity, processes=self.processes, responses=True),
+        )
 
     def __repr__(self) -> str:
         return f"SpecRewardScorer(parity={self.parity})"

@@ -68,7 +68,7 @@ from vector_gym.rewards._spec_lookup import IdIndex, corresponding, read_value
 from vector_gym.rewards._spec_mask import mask_produced, target_states
 from vector_gym.rewards._spec_validity import check_validity
 from vector_gym.rewards.report import CheckReport, SpecReport
-from vector_gym.svg.canonical import Node, canonical_equal, normalise_attribute, to_node
+from vector_gym.svg.canonical import REFERENCE, SVG2, Node, canonical_equal, to_node
 from vector_gym.svg.color import COLOR_ATTRIBUTES
 from vector_gym.svg.extract import extract_svg
 from vector_gym.svg.geometry import path_distance
@@ -191,7 +191,8 @@ class SpecScorer:
         except SVGParseError:
             lx = None
         self.viewport = Viewport(*viewport_size(lx))
-        self.target: Node | None = to_node(lx) if lx is not None else None
+        self.dialect = REFERENCE if self.parity else SVG2
+        self.target: Node | None = to_node(lx, dialect=self.dialect) if lx is not None else None
         self.target_valid = check_validity(self.target, self.parity)[0]
         self.t_index = IdIndex(self.target) if self.target is not None else None
         edits = task.requested_edits
@@ -309,7 +310,7 @@ class SpecScorer:
             detail.append(F.NOT_TEXT)
         if text is not None:
             try:
-                root = to_node(parse_svg(text, PRODUCED_LIMITS))
+                root = to_node(parse_svg(text, PRODUCED_LIMITS), dialect=self.dialect)
             except SVGParseError as exc:
                 detail.append(exc.reason if exc.reason in F.DETAIL_CODES else F.NOT_WELL_FORMED)
             except (RecursionError, MemoryError, ValueError):  # defensive: never raise
@@ -476,7 +477,7 @@ class SpecScorer:
                 self.parity,
             )
         else:
-            m = compare_canonical(produced, after, attr)
+            m = compare_canonical(produced, after, attr, self.parity)
         ok = valid and m.passed
         return CheckReport(
             part=part,
@@ -512,6 +513,7 @@ class SpecScorer:
             return False, None
         ratio = 0.0
         ok = True
+        normalise_attribute = self.dialect.normalise
         for a, tv in A_t.items():
             pv = A_p[a]
             if normalise_attribute(a, pv) == normalise_attribute(a, tv):

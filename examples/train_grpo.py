@@ -36,6 +36,7 @@ from vector_gym.integrations.trl import (
     reward_funcs,
     reward_weights,
     task_stream,
+    tool_environment,
 )
 from vector_gym.suites import get_suite
 
@@ -65,6 +66,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--eval-every", type=int, default=50, help="held-out evaluation every K steps (0: never)")
     p.add_argument("--eval-tasks", type=int, default=20, help="held-out tasks (test split)")
     p.add_argument("--eval-max-tokens", type=int, default=None, help="held-out answer budget (default: the suite's)")
+    p.add_argument("--tool-env", type=int, default=0, metavar="MAX_TURNS",
+                   help="answer through a tool (submit_svg / apply_patch) with editor feedback, up to "
+                        "MAX_TURNS answers per episode (TRL environment_factory; 0: plain completions)")
     p.add_argument("--lora-r", type=int, default=0, help="LoRA rank (0: full fine-tuning; needs peft)")
     p.add_argument("--use-vllm", action="store_true", help="generate with vLLM (colocate mode)")
     p.add_argument("--cpu", action="store_true", help="force CPU (no bf16)")
@@ -97,17 +101,24 @@ def main(argv: list[str] | None = None):
             curriculum = RepairGenCurriculum(base=suite.config, window=args.curriculum_window)
             funcs.append(CurriculumReward(suite, curriculum, action_format=args.action_format))
         train_dataset = task_stream(suite, split="train", seed=args.seed, curriculum=curriculum,
-                                    action_format=args.action_format)
+                                    action_format=args.action_format, multi_turn=args.tool_env > 0)
         sample = suite.tasks("train", n=32, seed=args.seed)
     else:
         tasks = suite.load_tasks(args.tasks) if args.tasks else suite.tasks()
         if args.limit:
             tasks = tasks[: args.limit]
-        train_dataset = build_dataset(suite, tasks=tasks, action_format=args.action_format)
+        train_dataset = build_dataset(suite, tasks=tasks, action_format=args.action_format,
+                                      multi_turn=args.tool_env > 0)
         sample = tasks
+    env_factory = None
+    if args.tool_env:
+        # the environment owns the reward (get_reward = suite.reward of the last answer, weight 1)
+        env_factory = tool_environment(suite, action_format=args.action_format, max_turns=args.tool_env)
+        funcs = [f for f in funcs if isinstance(f, CurriculumReward)]
     budget = max(suite.token_budget(suite.observation(t)) for t in sample)
     max_len = args.max_completion_length or budget
-    plan = {"suite": suite.name, "reward_funcs": [f.__name__ for f in funcs], "reward_weights": reward_weights(funcs),
+    plan = {"suite": suite.name, "reward_funcs": [f.__name__ for f in funcs] + (
+                [env_factory.__name__ + ".get_reward"] if env_factory else []), "reward_weights": reward_weights(funcs),
             "max_completion_length": max_len, "token_budget": budget, "stream": generated,
             "curriculum": curriculum is not None, "eval_every": args.eval_every}
     print(json.dumps(plan))
@@ -126,7 +137,7 @@ def main(argv: list[str] | None = None):
         max_completion_length=max_len,
         learning_rate=args.learning_rate,
         temperature=args.temperature,
-        reward_weights=reward_weights(funcs),
+        reward_weights=reward_weights(funcs) or None,
         logging_steps=1,
         save_strategy="steps",
         save_steps=max(1, args.max_steps // 4),
@@ -145,8 +156,8 @@ def main(argv: list[str] | None = None):
 
         peft_config = LoraConfig(r=args.lora_r, lora_alpha=2 * args.lora_r, target_modules="all-linear",
                                  task_type="CAUSAL_LM")
-    trainer = GRPOTrainer(model=args.model, reward_funcs=funcs, args=config, train_dataset=train_dataset,
-                          peft_config=peft_config)
+    trainer = GRPOTrainer(model=args.model, reward_funcs=funcs or None, args=config, train_dataset=train_dataset,
+                          peft_config=peft_config, environment_factory=env_factory)
     if args.eval_every:
         HeldOutEvaluation(suite, every=args.eval_every, n=args.eval_tasks,
                           max_new_tokens=args.eval_max_tokens).attach(trainer)

@@ -4,6 +4,7 @@ stepping to a pass, started and stopped by the test."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
 import subprocess
@@ -24,13 +25,15 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture()
-def server():
+@contextlib.contextmanager
+def serve(suite: str, max_turns: int = 2):
+    """Start ``python -m vector_gym.integrations.openenv`` on 127.0.0.1 (bounded start), yield its
+    URL, stop it."""
     port = _free_port()
     env = dict(os.environ, ENABLE_WEB_INTERFACE="false")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "vector_gym.integrations.openenv", "--suite", "vector_bench", "--port", str(port),
-         "--max-turns", "2", "--max-concurrent", "16"],
+        [sys.executable, "-m", "vector_gym.integrations.openenv", "--suite", suite, "--port", str(port),
+         "--max-turns", str(max_turns), "--max-concurrent", "16"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
@@ -55,6 +58,12 @@ def server():
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+@pytest.fixture()
+def server():
+    with serve("vector_bench", max_turns=2) as url:
+        yield url
 
 
 def test_eight_concurrent_sessions_step_to_a_pass(server):

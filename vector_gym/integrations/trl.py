@@ -718,6 +718,7 @@ def task_stream(
     start: int = 0,
     curriculum: Any = None,
     action_format: str = "svg",
+    multi_turn: bool = False,
 ) -> Any:
     """An endless ``datasets.IterableDataset`` of a generator suite's tasks (RepairGen).
 
@@ -726,7 +727,8 @@ def task_stream(
     :class:`~vector_gym.tasks.repairgen.RepairGenCurriculum`) is given, so the difficulty follows
     the rewards (see :class:`CurriculumReward`). Generated tasks are remembered by the suite and
     resolve by id in the reward functions; rows carry ``task_hash``. Columns as
-    :func:`build_dataset`. Use ``GRPOConfig(max_steps=..., shuffle_dataset=False)`` (a shuffle
+    :func:`build_dataset` (``multi_turn``: the tool environment's instructions). Use
+    ``GRPOConfig(max_steps=..., shuffle_dataset=False)`` (a shuffle
     buffer would generate ahead of the curriculum).
 
     Raises
@@ -741,13 +743,14 @@ def task_stream(
         raise ConfigError(f"suite {suite.name!r} does not generate tasks; use build_dataset(suite)")
     check_action_format(action_format)
 
-    def rows(suite=suite, split=split, seed=seed, start=start, curriculum=curriculum, fmt=action_format):
+    def rows(suite=suite, split=split, seed=seed, start=start, curriculum=curriculum, fmt=action_format,
+             multi=multi_turn):
         idx = start
         while True:
             config = curriculum.config() if curriculum is not None else None
             task = suite.generate(idx, split, seed, config)
             yield {
-                "prompt": first_messages(suite, task, action_format=fmt),
+                "prompt": first_messages(suite, task, action_format=fmt, multi_turn=multi),
                 "task_id": task.task_id,
                 "suite": suite.name,
                 "task_hash": task.integrity_hash,

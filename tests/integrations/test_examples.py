@@ -58,7 +58,8 @@ def test_openenv_client_against_a_local_server():
     with serve("vector_bench", max_turns=2) as url:
         identity = _load("openenv_client").main(["--url", url, "--episodes", "2"])
         oracle = _load("openenv_client").main(["--url", url, "--episodes", "2", "--policy", "oracle"])
-    assert [(r["passed"], r["turns"], r["messages"]) for r in identity] == [(False, 2, 6)] * 2  # 2 feedback turns
+    # system, user, answer, feedback, answer: no feedback after the last answer
+    assert [(r["passed"], r["turns"], r["messages"]) for r in identity] == [(False, 2, 5)] * 2
     assert [(r["passed"], r["reward"], r["turns"]) for r in oracle] == [(True, pytest.approx(1.2), 1)] * 2
 
 

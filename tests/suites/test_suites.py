@@ -79,6 +79,19 @@ def test_repairgen_resolves_generated_ids_of_any_split_and_seed():
         s.get_task("sv_001")
 
 
+@pytest.mark.parametrize("task_id", [
+    "rg-test-s0-00000042",                # a longer spelling of rg-test-s0-0000042
+    "rg-test-s00-0000042",                # a leading zero in the seed
+    "rg-test-s\u0660-\u0660\u0660\u0660\u0660\u0660\u0664\u0662",  # Arabic-Indic digits
+    "rg-test-s0-" + "9" * 5000,           # over Python's int-from-str limit
+    "rg-test-s" + "9" * 5000 + "-0000001",
+])
+def test_repairgen_refuses_ids_it_would_not_write(task_id):
+    # an id resolves only to the task that carries exactly that id: no aliases, no crash
+    with pytest.raises(UnknownTaskError, match="rg-SPLIT"):
+        get_suite("repairgen").get_task(task_id)
+
+
 def test_score_many_leaves_gc_state_as_found():
     s = get_suite("vector_bench")
     t = s.tasks()[0]

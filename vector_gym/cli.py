@@ -234,7 +234,10 @@ def _suite_tasks(args: argparse.Namespace, suite: Any) -> list[Any]:
     if args.tasks:
         return suite.load_tasks(args.tasks)
     if getattr(suite, "generated", False):
-        return suite.tasks("test", n=args.n_tasks, seed=args.seed if args.seed is not None else 0)
+        n = args.n_tasks
+        if args.limit is not None and args.limit >= 1:  # generate no more tasks than --limit runs
+            n = min(n if n is not None else getattr(suite, "n", args.limit), args.limit)
+        return suite.tasks("test", n=n, seed=args.seed if args.seed is not None else 0)
     if args.n_tasks is not None:
         raise ConfigError(f"--n: suite {suite.name!r} has a fixed corpus; use --limit N")
     return suite.tasks()

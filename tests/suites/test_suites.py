@@ -161,3 +161,18 @@ def test_suites_publish_their_templates_and_budgets_to_the_policies():
     assert FIXED_BUDGETS["svgeditbench-v2"] == 8192 and "vector-bench" not in FIXED_BUDGETS
     obs = {"family": "vector-bench", "svg": "x" * 20_000}
     assert default_max_tokens(obs) == get_suite("vector_bench").token_budget(obs) == 12_048
+
+
+def test_a_suite_refuses_tasks_of_a_suite_with_another_reward():
+    # the specification reward on an SVGEditBench triplet (or v1's 72 px scorer on a V2 one)
+    # gave a verdict under the wrong reward (the hidden target "passed" with reward 1.0)
+    vb, v1, v2, rg = (get_suite(n) for n in ("vector_bench", "svgeditbench_v1", "svgeditbench_v2", "repairgen"))
+    t1, t2, tv, tr = v1.tasks()[0], v2.tasks()[0], vb.tasks()[0], rg.tasks(n=1)[0]
+    for suite, task in [(vb, t2), (vb, t1), (rg, t2), (v1, t2), (v2, t1), (v2, tv)]:
+        with pytest.raises(ConfigError, match=f"suite {task.family.replace('-', '_')!r}"):
+            suite.score_many([task], [task.target_svg])
+        with pytest.raises(ConfigError):
+            suite.score_extracted([task], [task.target_svg])
+    # the specification-reward suites share one reward: their tasks score in each other
+    assert [r.reward for r in vb.score_many([tr, tv], [tr.target_svg, tv.target_svg])] == [1.0, 1.0]
+    assert [r.reward for r in rg.score_many([tv], [tv.target_svg])] == [1.0]

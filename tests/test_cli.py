@@ -497,3 +497,30 @@ def load_source_mse(task):
     from vector_gym.rewards.raster import RasterScorer
 
     return RasterScorer("v2", dino_model=None, clip_model=None, processes=0).score(task, task.source_svg).mse
+
+
+def test_eval_repairgen_limit_bounds_the_tasks_generated(capsys, tmp_path, monkeypatch):
+    """``--n`` huge with ``--limit 2`` generates 2 tasks, not ``--n`` (it hung on --n 10**23)."""
+    from vector_gym.suites.repairgen import RepairGenSuite
+
+    made: list[int] = []
+    real = RepairGenSuite.generate
+    monkeypatch.setattr(RepairGenSuite, "generate", lambda self, idx, *a, **k: (made.append(idx), real(self, idx, *a, **k))[1])
+    out = tmp_path / "rg.jsonl"
+    code, stdout, err = run_main(capsys, ["eval", "--env", "repairgen", "--n", "500", "--limit", "2", "--policy",
+                                          "oracle", "--out", str(out), "--json", "--no-progress"])
+    assert code == 0, err
+    assert [(s["n"], s["full"]) for s in json.loads(stdout)] == [(2, 100.0)]
+    assert sorted({r["task_id"] for r in read_jsonl(out)}) == ["rg-test-s0-0000000", "rg-test-s0-0000001"]
+    assert max(made) == 1
+
+
+def test_rescore_without_suite_takes_it_from_the_rows_env(capsys, tmp_path):
+    """A RepairGen run file re-scored without ``--suite``: the rows name their env, so rescore
+    uses its suite (it said the tasks were unknown and to pass --tasks)."""
+    out = tmp_path / "rg.jsonl"
+    argv = ["eval", "--env", "repairgen", "--n", "2", "--policy", "oracle", "--out", str(out), "--json", "--no-progress"]
+    assert run_main(capsys, argv)[0] == 0
+    code, stdout, err = run_main(capsys, ["rescore", str(out), "--json", "--no-progress"])
+    assert code == 0, err
+    assert [(b["model"], b["n"], b["full"]) for b in json.loads(stdout)] == [("oracle", 2, 100.0)]

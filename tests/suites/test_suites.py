@@ -79,6 +79,19 @@ def test_repairgen_resolves_generated_ids_of_any_split_and_seed():
         s.get_task("sv_001")
 
 
+@pytest.mark.parametrize("task_id", [
+    "rg-test-s0-00000042",                # a longer spelling of rg-test-s0-0000042
+    "rg-test-s00-0000042",                # a leading zero in the seed
+    "rg-test-s\u0660-\u0660\u0660\u0660\u0660\u0660\u0664\u0662",  # Arabic-Indic digits
+    "rg-test-s0-" + "9" * 5000,           # over Python's int-from-str limit
+    "rg-test-s" + "9" * 5000 + "-0000001",
+])
+def test_repairgen_refuses_ids_it_would_not_write(task_id):
+    # an id resolves only to the task that carries exactly that id: no aliases, no crash
+    with pytest.raises(UnknownTaskError, match="rg-SPLIT"):
+        get_suite("repairgen").get_task(task_id)
+
+
 def test_score_many_leaves_gc_state_as_found():
     s = get_suite("vector_bench")
     t = s.tasks()[0]
@@ -148,3 +161,18 @@ def test_suites_publish_their_templates_and_budgets_to_the_policies():
     assert FIXED_BUDGETS["svgeditbench-v2"] == 8192 and "vector-bench" not in FIXED_BUDGETS
     obs = {"family": "vector-bench", "svg": "x" * 20_000}
     assert default_max_tokens(obs) == get_suite("vector_bench").token_budget(obs) == 12_048
+
+
+def test_a_suite_refuses_tasks_of_a_suite_with_another_reward():
+    # the specification reward on an SVGEditBench triplet (or v1's 72 px scorer on a V2 one)
+    # gave a verdict under the wrong reward (the hidden target "passed" with reward 1.0)
+    vb, v1, v2, rg = (get_suite(n) for n in ("vector_bench", "svgeditbench_v1", "svgeditbench_v2", "repairgen"))
+    t1, t2, tv, tr = v1.tasks()[0], v2.tasks()[0], vb.tasks()[0], rg.tasks(n=1)[0]
+    for suite, task in [(vb, t2), (vb, t1), (rg, t2), (v1, t2), (v2, t1), (v2, tv)]:
+        with pytest.raises(ConfigError, match=f"suite {task.family.replace('-', '_')!r}"):
+            suite.score_many([task], [task.target_svg])
+        with pytest.raises(ConfigError):
+            suite.score_extracted([task], [task.target_svg])
+    # the specification-reward suites share one reward: their tasks score in each other
+    assert [r.reward for r in vb.score_many([tr, tv], [tr.target_svg, tv.target_svg])] == [1.0, 1.0]
+    assert [r.reward for r in rg.score_many([tv], [tv.target_svg])] == [1.0]

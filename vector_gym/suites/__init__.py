@@ -31,6 +31,7 @@ A :class:`Suite` ``s`` has
 - ``s.score_many(tasks, responses) -> list[Report]``: raw responses in, extraction inside, one
   batch (one render batch for raster suites), never raises for policy output;
   ``s.score_response(task, response)``; ``s.scorer`` (the object behind it);
+  ``s.check_tasks(tasks)`` (both raise ConfigError for a task of a suite with another reward);
 - ``s.reward(report) -> float``: the scalar reward of a report (object or its ``to_dict()``),
   documented once per suite (the env's step reward);
 - ``s.templates`` (``{"svg": ChatTemplate, "patch": ChatTemplate}``), ``s.template(fmt)`` and
@@ -353,7 +354,32 @@ class Suite:
             )
         if not tasks:
             return []
+        self.check_tasks(tasks)
         return list(self.scorer.score_many(tasks, responses))
+
+    def check_tasks(self, tasks: Sequence[Task]) -> None:
+        """Refuse tasks of a registered suite whose reward is another one.
+
+        A task whose ``family`` is this suite's, is no registered suite's, or is that of
+        another specification-reward suite (Vector-Bench and RepairGen share the reward) is
+        accepted.
+
+        Raises
+        ------
+        ConfigError
+            A task of another suite with another reward (an SVGEditBench triplet given to a
+            specification-reward suite, a V2 triplet to v1's 72 px scorer, ...); the message
+            names the suite to score it with.
+        """
+        families = {getattr(t, "family", "") or "" for t in tasks} - {"", self.family}
+        for family in families:
+            owner = next((s for s in list_suites() if s.family == family), None)
+            if owner is None or owner.name == self.name or (owner.summary == self.summary == "spec"):
+                continue
+            raise ConfigError(
+                f"suite {self.name!r} cannot score tasks of suite {owner.name!r} (family {family!r}, "
+                f"another reward); score them with get_suite({owner.name!r})"
+            )
 
     def score_extracted(self, tasks: Sequence[Task], svgs: Sequence[Any]) -> list[Any]:
         """Score already extracted SVG documents (stored outcomes' ``produced_svg``) as they are.

@@ -37,12 +37,17 @@ __all__ = ["DEFAULT_N", "RepairGenSuite", "parse_task_id"]
 #: Tasks listed per split by ``tasks()`` without ``n`` (the size of Vector-Bench).
 DEFAULT_N = 20
 
-_ID = re.compile(r"rg-(train|test|all)-s(\d+)-(\d{7,})")
+#: ASCII digits only, at most 100 each (Python's int() reads other scripts' digits and refuses
+#: strings over 4,300 digits).
+_ID = re.compile(r"rg-(train|test|all)-s([0-9]{1,100})-([0-9]{7,100})")
 _REMEMBER = 4096
 
 
 def parse_task_id(task_id: Any) -> tuple[str, int, int] | None:
     """``(split, seed, idx)`` of a generated id, or None.
+
+    Only the spelling the generator writes is read (``rg-{split}-s{seed}-{idx:07d}``, ASCII
+    digits, no extra leading zeros), so each task has exactly one id.
 
     Examples
     --------
@@ -50,7 +55,12 @@ def parse_task_id(task_id: Any) -> tuple[str, int, int] | None:
     (('test', 3, 12), None)
     """
     m = _ID.fullmatch(task_id) if isinstance(task_id, str) else None
-    return (m.group(1), int(m.group(2)), int(m.group(3))) if m else None
+    if m is None:
+        return None
+    split, seed, idx = m.group(1), int(m.group(2)), int(m.group(3))
+    if f"rg-{split}-s{seed}-{idx:07d}" != task_id:
+        return None
+    return split, seed, idx
 
 
 class RepairGenSuite(SpecSuite):

@@ -58,6 +58,7 @@ class RasterSuite(CorpusSuite):
 
     def score_extracted(self, tasks: Any, svgs: Any) -> list[Any]:
         """Score stored SVGs as they are (one render batch)."""
+        self.check_tasks(list(tasks))
         return self.scorer.score_many(list(tasks), list(svgs), extracted=True)
 
     def make_scorer(self) -> Any:

@@ -89,6 +89,7 @@ class SpecSuite(Suite):
         """Score stored SVGs as they are (:meth:`~vector_gym.rewards.spec.SpecScorer.score`)."""
         from vector_gym.rewards.spec import get_scorer
 
+        self.check_tasks(list(tasks))
         return [get_scorer(t, parity=self.parity).score(svg) for t, svg in zip(tasks, svgs, strict=True)]
 
     def reward(self, report: Any) -> float:

@@ -61,6 +61,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--parity", action="store_true", help="score in parity mode (reference defects reproduced)"
     )
     p.add_argument("--use-vllm", action="store_true", help="generate with vLLM (colocate mode)")
+    p.add_argument(
+        "--vllm-gpu-memory-utilization",
+        type=float,
+        default=0.3,
+        help="with --use-vllm: GPU memory fraction vLLM takes beside the trained model "
+        "(TRL's vllm_gpu_memory_utilization; default 0.3)",
+    )
+    p.add_argument(
+        "--vllm-max-model-length",
+        type=int,
+        help="with --use-vllm: vLLM's context window, >= prompt + --max-completion-length "
+        "(TRL's vllm_max_model_length; default: the model's)",
+    )
     p.add_argument("--cpu", action="store_true", help="force CPU (no bf16)")
     p.add_argument("--seed", type=int, default=0)
     return p.parse_args(argv)
@@ -70,6 +83,8 @@ def main(argv: list[str] | None = None) -> None:
     from trl import GRPOConfig, GRPOTrainer
 
     args = parse_args(argv)
+    if args.use_vllm:
+        _vllm_cpu_defaults()
     tasks = load_vector_bench(args.tasks)
     if args.limit:
         tasks = tasks[: args.limit]
@@ -91,6 +106,8 @@ def main(argv: list[str] | None = None) -> None:
         bf16=not args.cpu,
         use_vllm=args.use_vllm,
         vllm_mode="colocate",
+        vllm_gpu_memory_utilization=args.vllm_gpu_memory_utilization,
+        vllm_max_model_length=args.vllm_max_model_length,
     )
     trainer = GRPOTrainer(
         model=args.model,
@@ -105,5 +122,21 @@ def main(argv: list[str] | None = None) -> None:
     trainer.save_model(args.output_dir)
 
 
-if __name__ == "__main__":
+def _vllm_cpu_defaults() -> None:
+    """On vLLM's CPU platform (development runs): a KV cache that fits a shared machine
+    (VLLM_CPU_KVCACHE_SPACE, unless set) and linear layers that take TRL's weight sync
+    (vector_gym.policies.vllm_policy.keep_cpu_weights_trainable); on any platform, a clear
+    error when torchvision/torchaudio/torchcodec cannot load beside torch."""
+    from vector_gym.policies.vllm_policy import (
+        apply_cpu_defaults,
+        check_torch_companions,
+        keep_cpu_weights_trainable,
+    )
+
+    check_torch_companions()
+    if keep_cpu_weights_trainable():
+        apply_cpu_defaults({})
+
+
+if __name__ == "__main__":  # required with vLLM: its engine spawns worker processes
     main()

@@ -47,7 +47,9 @@ __all__ = [
     "VLLMPolicy",
     "apply_cpu_defaults",
     "check_torch_companions",
+    "keep_cpu_weights_trainable",
     "make_vllm_policy",
+    "release_engines",
 ]
 
 log = logging.getLogger(__name__)
@@ -464,6 +466,34 @@ def apply_cpu_defaults(engine_kwargs: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def keep_cpu_weights_trainable() -> bool:
+    """Make vLLM's CPU linear layers compute with their live weights, for TRL's colocate mode.
+
+    vLLM's CPU platform repacks each linear weight for oneDNN (or AMX kernels) after
+    loading and drops the original parameter
+    (``vllm/model_executor/layers/utils.py``, ``dispatch_cpu_unquantized_gemm``), so
+    TRL's colocate weight sync (``model.load_weights`` after every optimiser step)
+    fails with ``'Parameter' object has no attribute 'weight_loader'``, and the
+    lm-head (kept, but packed once) would generate with stale weights. Call this in
+    the training process before the trainer builds its engine: layers then use
+    ``torch.nn.functional.linear`` on their parameters (slower, always current).
+    The engine must run in this process (TRL's colocate mode does). Returns False,
+    changing nothing, when vLLM's platform is not CPU.
+    """
+    from vllm.platforms import current_platform
+
+    if not current_platform.is_cpu():
+        return False
+    import torch
+    from vllm.model_executor.layers import utils as layer_utils
+
+    def dispatch(layer: Any, remove_weight: bool) -> None:
+        layer.cpu_linear = lambda x, weight, bias: torch.nn.functional.linear(x, weight, bias)
+
+    layer_utils.dispatch_cpu_unquantized_gemm = dispatch  # imported at call time by its users
+    return True
+
+
 def _import_vllm() -> Any:
     check_torch_companions()
     try:
@@ -478,6 +508,18 @@ def _import_vllm() -> Any:
 
 #: The engine kept for reuse: (model, options) -> vllm.LLM; at most one entry.
 _ENGINES: dict[str, Any] = {}
+
+
+def release_engines() -> None:
+    """Shut down the engine kept for reuse (its engine processes exit now, not at
+    interpreter exit) and forget it; policies built on it must not be used after."""
+    engines = list(_ENGINES.values())
+    _ENGINES.clear()
+    for llm in engines:
+        core = getattr(getattr(llm, "llm_engine", None), "engine_core", None)
+        shutdown = getattr(core, "shutdown", None)
+        if callable(shutdown):
+            shutdown()
 
 
 def _build_engine(vllm: Any, model: str, engine_kwargs: Mapping[str, Any], reuse: bool) -> Any:

@@ -58,6 +58,18 @@ def _measure(policy, observations, n: int) -> tuple[int, int, float]:
     return len(done), tokens, seconds
 
 
+def _generated_tokens(port: int) -> float:
+    """The server's ``vllm:generation_tokens_total`` counter (Prometheus ``/metrics``): with
+    ``native_n`` the choices of a request share one usage, so completions carry no counts."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=30) as response:
+        text = response.read().decode("utf-8", "replace")
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith("vllm:generation_tokens_total")
+    )
+
+
 def _start_server(model: Path, port: int, log: Path) -> subprocess.Popen:
     cmd = [
         sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model),
@@ -132,9 +144,10 @@ def main() -> None:
                         native_n=n > 1, max_concurrency=args.concurrency, timeout_s=600,
                     )
                     client.generate(observations[:1])  # warm-up, untimed
-                    results.append(
-                        (f"vllm server, openai: x{args.concurrency}", n, *_measure(client, observations, n))
-                    )
+                    before = _generated_tokens(port)
+                    done, _, seconds = _measure(client, observations, n)
+                    tokens = int(_generated_tokens(port) - before)
+                    results.append((f"vllm server, openai: x{args.concurrency}", n, done, tokens, seconds))
             finally:
                 _stop(proc)
         if "hf" not in args.skip:

@@ -398,18 +398,13 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                 print(f"{policy.name}: {out}", file=sys.stderr)
     finally:
         env.close()
-    if alias in ("svgeditbench-v1", "svgeditbench-v2"):
-        # SVGEditBench: the papers' raster columns (V2 Table 1; v1 per edit kind).
-        from vector_gym.rewards.raster import format_raster_table, summarize_raster_rows
+    from vector_gym.suites import get_suite
 
-        raster = summarize_raster_rows(rows, tasks, "v1" if alias.endswith("v1") else "v2")
-        print(json.dumps(raster, indent=2) if args.json else format_raster_table(raster))
+    suite = get_suite(alias)
+    if args.json:
+        print(json.dumps(suite.summarize(rows, tasks=tasks), indent=2))
     else:
-        summaries = summarize(rows, by="policy", order="given")
-        if args.json:
-            print(json.dumps([s.to_dict("policy") for s in summaries], indent=2))
-        else:
-            print(format_table(summaries, label_header="Policy"))
+        print(suite.format_summary(rows, tasks=tasks))
     if args.report:
         from vector_gym.report.build import build_report
 

@@ -49,7 +49,10 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "V2_COLUMNS",
     "Z95",
+    "format_raster_table",
+    "summarize_raster_rows",
     "GroupSummary",
     "ROLLOUT_KEY_FIELDS",
     "format_table",
@@ -418,4 +421,90 @@ def format_table(summaries: Sequence[GroupSummary], label_header: str = "Policy"
             c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)
         ]
         lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------- SVGEditBench tables
+#: Columns of the V2 eval table (SVGEditBench V2 Table 1) and the v1 per-kind table.
+V2_COLUMNS = ("mse", "dino", "clipscore", "chamfer", "extraction_error", "parsing_error")
+
+
+def summarize_raster_rows(
+    rows: Sequence[Mapping[str, Any]], tasks: Sequence[Any], benchmark: str, by: str = "policy"
+) -> list[dict[str, Any]]:
+    """Summarise rollout rows (``policy``, ``task_id``, ``report``) of an SVGEditBench env.
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        Rows as :func:`vector_gym.rollout.rollout` writes them.
+    tasks : sequence of Task
+        The env's tasks (v1 rows are grouped by ``metadata["edit_kind"]``).
+    benchmark : {"v2", "v1"}
+    by : str
+        Grouping field (``"policy"`` for rollouts, ``"model"`` for re-scored rows).
+
+    Returns
+    -------
+    list of dict
+        V2: one object per policy (first-seen order) with ``policy``, ``n`` and
+        :data:`V2_COLUMNS` (means over the rows where each metric was computed; error
+        columns are fractions of all rows). v1: one object per policy and edit kind with
+        ``policy``, ``edit_kind``, ``n``, ``mse``, ``extraction_error``,
+        ``parsing_error`` and, for Compression, ``compression_ratio``.
+    """
+    from vector_gym.rewards.raster import summarize_reports
+
+    kinds = {t.task_id: t.meta().get("edit_kind") for t in tasks}
+    rows = latest_rows(rows)
+    groups: dict[tuple[str, str | None], list[dict[str, Any]]] = {}
+    for r in rows:
+        kind = kinds.get(r.get("task_id")) if benchmark == "v1" else None
+        groups.setdefault((str(r.get(by)), kind), []).append(r.get("report") or r)
+    if benchmark == "v1":
+        from vector_gym.tasks.svgeditbench import V1_KINDS
+
+        order = {k: i for i, k in enumerate(V1_KINDS)}
+        policies = list(dict.fromkeys(p for p, _ in groups))
+        keys = sorted(groups, key=lambda pk: (policies.index(pk[0]), order.get(pk[1], 99)))
+    else:
+        keys = list(groups)
+    out = []
+    for policy, kind in keys:
+        s = summarize_reports(groups[(policy, kind)])
+        if benchmark == "v2":
+            out.append({by: policy, "n": s["n"], **{k: s[k] for k in V2_COLUMNS}})
+        else:
+            obj = {by: policy, "edit_kind": kind, "n": s["n"], "mse": s["mse"]}
+            if kind == "Compression":
+                obj["compression_ratio"] = s["compression_ratio"]
+            obj["extraction_error"] = s["extraction_error"]
+            obj["parsing_error"] = s["parsing_error"]
+            out.append(obj)
+    return out
+
+
+def format_raster_table(summaries: Sequence[dict[str, Any]], label: str = "policy") -> str:
+    """Format :func:`summarize_raster_rows` output as a plain-text table (``-`` for missing).
+
+    ``label`` is the grouping key of the summaries (its column is headed ``Policy`` or ``Model``).
+    """
+    if not summaries:
+        return "(no rows)"
+    cols = [c for c in summaries[0] if c != label]
+    for s in summaries:
+        cols += [c for c in s if c not in cols and c != label]
+
+    def cell(v: Any) -> str:
+        if v is None:
+            return "-"
+        if isinstance(v, float):
+            return f"{v:.4g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.3e}"
+        return str(v)
+
+    header = [label.capitalize()] + [c.replace("_", " ") for c in cols]
+    body = [[str(s[label])] + [cell(s.get(c)) for c in cols] for s in summaries]
+    widths = [max(len(r[i]) for r in [header] + body) for i in range(len(header))]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in body]
     return "\n".join(lines)

@@ -200,18 +200,19 @@ def test_many_attributes_on_one_element(parity):
 def test_report_cache_is_bounded_across_scorers():
     # Review R1: each scorer used to keep 256 reports keyed by outputs of up to 1 MiB, and up to
     # 4,096 scorers are cached, so distinct large outputs over many tasks grew without bound.
-    # The report cache is now one LRU shared by all scorers, bounded in total characters.
-    from vector_gym.rewards import spec as S
+    # The report cache is now one LRU owned by the response scorer, bounded in bytes (issue 9).
+    from vector_gym.rewards.spec import SpecRewardScorer
 
+    scorer = SpecRewardScorer(cache_bytes=8 << 20)
     pad = "x" * 200_000
-    for i in range(40):
+    for i in range(10):
         task = make_task(task_id=f"cache-{i}")
-        for j in range(10):
-            score(task, f"<svg {NS}><desc>{i}-{j}{pad}</desc></svg>")
-    assert S._report_cache_chars <= S._REPORT_CACHE_MAX_CHARS
-    assert sum(len(k[1]) for k in S._REPORT_CACHE) == S._report_cache_chars
-    again = score(TASK, TARGET)
-    assert score(TASK, TARGET) is again  # repeated outputs are still served from the cache
+        outs = [f"<svg {NS}><desc>{i}-{j}{pad}</desc></svg>" for j in range(10)]
+        scorer.score_many([task] * len(outs), outs)
+    assert 0 < scorer.cache.nbytes <= 8 << 20
+    assert len(scorer.cache) == (8 << 20) // len(outs[0])  # entries of ~200 KB each fit the bound
+    again = scorer.score_response(TASK, TARGET)
+    assert scorer.score_response(TASK, TARGET) is again  # repeated outputs are served from the cache
 
 
 @pytest.mark.parametrize("parity", [False, True])

@@ -18,9 +18,7 @@ policy how to answer in each format (system-prompt material for policy templates
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+from vector_gym.suites._feedback import editor_feedback
 from vector_gym.svg.patch import (
     MULTI_TURN_INSTRUCTIONS,
     PATCH_FORMAT_INSTRUCTIONS,
@@ -40,27 +38,6 @@ __all__ = [
 ]
 
 ACTION_FORMATS: tuple[str, ...] = ("svg", "patch")
-
-_DETAIL_MESSAGES = {
-    "no_svg_found": "No SVG document was found in the answer.",
-    "empty": "The document is empty.",
-    "too_large": "The document is too large to open.",
-    "invalid_utf8": "The document is not valid UTF-8 text.",
-    "not_text": "The answer is not text.",
-    "entity_declaration": "The document declares XML entities, which are not allowed.",
-    "not_well_formed": "The document is not well-formed XML (unclosed or mismatched tags, or stray characters).",
-    "too_deep": "The document nests elements too deeply.",
-    "too_many_elements": "The document has too many elements.",
-    "not_svg_root": "The root element is not <svg>.",
-    "empty_id": "An element has an empty id.",
-    "duplicate_id": "Two elements share the same id.",
-    "invalid_attribute_syntax": "An attribute value has a syntax error (style, transform, points or viewBox).",
-    "invalid_path_syntax": "Path data (d) has a syntax error.",
-    "odd_points": "A points list has an odd number of coordinates.",
-    "invalid_viewbox": "A viewBox does not hold four numbers with positive width and height.",
-    "unresolved_reference": "A reference (url(#...) or href) points to an id that does not exist.",
-}
-
 
 def decode_patch_action(response: str, current_svg: str) -> PatchResult:
     """Extract a patch from a response and apply it to ``current_svg``.
@@ -84,39 +61,3 @@ def decode_patch_action(response: str, current_svg: str) -> PatchResult:
     return apply_patch(current_svg, text)
 
 
-def editor_feedback(report: Any, action_error: Mapping[str, str] | None = None) -> str:
-    """Describe an answer the way an editor would: parse and validity errors only.
-
-    Parameters
-    ----------
-    report : SpecReport-like or dict
-        Reads only ``produced_parse_ok``, ``validity_pass`` and ``detail`` (never the checks,
-        the target or the requested edits).
-    action_error : mapping, optional
-        ``{"reason", "message"}`` of a patch that could not be applied.
-
-    Returns
-    -------
-    str
-        One or more sentences.
-
-    Examples
-    --------
-    >>> editor_feedback({"produced_parse_ok": True, "validity_pass": False, "detail": ["duplicate_id"]})
-    'The document parses but is not valid SVG: Two elements share the same id.'
-    >>> editor_feedback({}, {"reason": "patch_unknown_id", "message": "edit 0: no element has id 'x'"})
-    "The edit script could not be applied (edit 0: no element has id 'x'); the document is unchanged."
-    """
-    if action_error:
-        return (
-            f"The edit script could not be applied ({action_error.get('message') or action_error.get('reason')}); "
-            "the document is unchanged."
-        )
-    get = report.get if isinstance(report, Mapping) else (lambda k, d=None: getattr(report, k, d))
-    detail = [d for d in (get("detail", ()) or ()) if d in _DETAIL_MESSAGES]
-    messages = " ".join(_DETAIL_MESSAGES[d] for d in detail)
-    if not get("produced_parse_ok", False):
-        return messages or "The document could not be read."
-    if not get("validity_pass", False):
-        return "The document parses but is not valid SVG" + (f": {messages}" if messages else ".")
-    return "The document parses and is valid SVG."

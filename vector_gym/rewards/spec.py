@@ -39,8 +39,8 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import gc
-import itertools
 import math
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -84,6 +84,7 @@ from vector_gym.svg.viewbox import viewport_size
 from vector_gym.tasks.task import RequestedEdit, Task
 
 __all__ = [
+    "SpecRewardScorer",
     "SpecScorer",
     "get_scorer",
     "score",
@@ -112,16 +113,23 @@ before any extraction, in both modes: the reference extraction rule scans the wh
 (a 48 MB response of backticks took ~2 s in parity mode, review F1), so this bound keeps every
 response's scoring time bounded. Parity is unaffected: no published response comes near it."""
 
-# Reports of recently scored outputs, shared by every scorer (GRPO scores the same completion
-# for several reward functions): one LRU bounded in entries and in total characters, so a long
-# run over many tasks cannot grow it (a per-scorer cache of 256 entries up to 1 MiB each could
-# hold gigabytes across thousands of cached scorers; review R1).
-_REPORT_CACHE_SIZE = 4096
-_REPORT_CACHE_MAX_LEN = 1 << 20
-_REPORT_CACHE_MAX_CHARS = 32 << 20
-_REPORT_CACHE: OrderedDict[tuple[int, Any], SpecReport] = OrderedDict()
-_report_cache_chars = 0
-_scorer_ids = itertools.count()
+@contextlib.contextmanager
+def _gc_paused() -> Any:
+    """Pause the cyclic GC for one score, restoring the caller's state on exit.
+
+    The trees hold parent links, and building tens of thousands of nodes would otherwise trigger
+    repeated full collections (superlinear time on large outputs). The previous state
+    (``gc.isenabled()``) is restored even on error, and a collector disabled by the caller stays
+    disabled: no library call leaves process-wide state changed.
+    """
+    enabled = gc.isenabled()
+    if enabled:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _r6(x: float | None) -> float | None:
@@ -177,7 +185,6 @@ class SpecScorer:
     def __init__(self, task: Task, parity: bool = False) -> None:
         self.task = task
         self.parity = bool(parity)
-        self._cache_id = next(_scorer_ids)  # key prefix in the shared report cache
         self.target_fold = fold_ws(task.target_svg)
         try:
             lx = parse_svg(task.target_svg)
@@ -236,31 +243,8 @@ class SpecScorer:
         """
         if produced_svg is None:
             return self._error_report()
-        cacheable = (
-            isinstance(produced_svg, str | bytes) and len(produced_svg) <= _REPORT_CACHE_MAX_LEN
-        )
-        key = (self._cache_id, produced_svg)
-        if cacheable:
-            hit = _REPORT_CACHE.get(key)
-            if hit is not None:
-                try:
-                    _REPORT_CACHE.move_to_end(key)
-                except KeyError:  # evicted meanwhile by another thread
-                    pass
-                return hit
-        # Pause the cyclic GC while scoring: the trees hold parent links, and building tens of
-        # thousands of nodes would otherwise trigger repeated full collections (superlinear
-        # time on large outputs). The previous state is restored; the garbage is collected later.
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            report = self._score(produced_svg)
-        finally:
-            if enabled:
-                gc.enable()
-        if cacheable:
-            _cache_report(key, report)
-        return report
+        with _gc_paused():
+            return self._score(produced_svg)
 
     def score_response(self, response: str | None) -> SpecReport:
         """Extract the SVG from a model response (spec §2), then :meth:`score` it.
@@ -555,19 +539,6 @@ class SpecScorer:
         return ok, ratio
 
 
-def _cache_report(key: tuple[int, Any], report: SpecReport) -> None:
-    global _report_cache_chars
-    if key in _REPORT_CACHE:
-        return
-    _REPORT_CACHE[key] = report
-    _report_cache_chars += len(key[1])
-    while _REPORT_CACHE and (
-        len(_REPORT_CACHE) > _REPORT_CACHE_SIZE or _report_cache_chars > _REPORT_CACHE_MAX_CHARS
-    ):
-        (_, old), _ = _REPORT_CACHE.popitem(last=False)
-        _report_cache_chars -= len(old)
-
-
 def _jsonish(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(_jsonish(v) for v in value)
@@ -669,3 +640,76 @@ def score_many(
         for part in pool.map(_score_chunk, jobs):
             out.extend(part)
     return out
+
+
+class SpecRewardScorer:
+    """The specification reward behind the scorer protocol ``score_many(tasks, responses)``.
+
+    Parameters
+    ----------
+    parity : bool
+        Reproduce the reference evaluator's defects (spec-reward.md section 16); the extraction
+        rule is then the reference rule, else ours (spec-reward.md section 2).
+    processes : int, optional
+        ``score_many`` batches of two or more run on a process pool of this size (None or 1: in
+        this process).
+    cache_bytes : int
+        Bound of this scorer's :class:`~vector_gym.rewards.cache.ReportCache` (bytes of cached
+        responses; 0 disables it).
+
+    Notes
+    -----
+    Raw responses in, extraction inside (:meth:`SpecScorer.score_response`). Picklable; a copy
+    starts with an empty cache. Per-task precomputation is cached by :func:`get_scorer`.
+    """
+
+    def __init__(self, parity: bool = False, processes: int | None = None, cache_bytes: int | None = None) -> None:
+        from vector_gym.rewards.cache import DEFAULT_CACHE_BYTES, ReportCache
+
+        self.parity = bool(parity)
+        self.processes = processes
+        self.cache = ReportCache(DEFAULT_CACHE_BYTES if cache_bytes is None else cache_bytes)
+
+    def score_response(self, task: Task, response: Any) -> SpecReport:
+        """Extract the SVG from ``response`` and score it (never raises for policy output)."""
+        return self.score_many([task], [response])[0]
+
+    def score_many(self, tasks: Sequence[Task], responses: Sequence[Any]) -> list[SpecReport]:
+        """Score raw responses, one per task, in order (cached, de-duplicated).
+
+        Raises
+        ------
+        ValueError
+            ``len(tasks) != len(responses)``.
+        """
+        if len(tasks) != len(responses):
+            raise ValueError(
+                f"score_many: expected as many responses as tasks, got {len(responses)} and {len(tasks)}"
+            )
+        keys = [
+            (t.task_id, t.integrity_hash, r) if isinstance(r, str) else None
+            for t, r in zip(tasks, responses, strict=True)
+        ]
+        out: list[Any] = [None if k is None else self.cache.get(k) for k in keys]
+        todo: dict[Any, list[int]] = {}
+        for i, k in enumerate(keys):
+            if out[i] is None:
+                todo.setdefault(k if k is not None else ("#", i), []).append(i)
+        if todo:
+            first = [idx[0] for idx in todo.values()]
+            scored = score_many(
+                [tasks[i] for i in first],
+                [responses[i] for i in first],
+                parity=self.parity,
+                processes=self.processes,
+                responses=True,
+            )
+            for (k, idx), report in zip(todo.items(), scored, strict=True):
+                if k[0] != "#":
+                    self.cache.put(k, report)
+                for i in idx:
+                    out[i] = report
+        return out
+
+    def __repr__(self) -> str:
+        return f"SpecRewardScorer(parity={self.parity})"

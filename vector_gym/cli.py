@@ -258,7 +258,12 @@ def _add_engine_arguments(ev: argparse.ArgumentParser) -> None:
         help="vllm.LLM option (repeatable; VALUE parsed as JSON where it parses), e.g. "
         "--engine-arg enable_prefix_caching=true --engine-arg swap_space=4",
     )
-    vl.add_argument("--max-model-len", type=_positive_int, metavar="N", help="context window")
+    vl.add_argument(
+        "--max-model-len",
+        type=_positive_int,
+        metavar="N",
+        help="context window (openai:MODEL: the server's, where GET /v1/models does not say)",
+    )
     vl.add_argument(
         "--gpu-memory-utilization", type=float, metavar="F", help="GPU memory fraction (0, 1]"
     )
@@ -297,7 +302,10 @@ def _engine_options(args: argparse.Namespace, spec: str) -> dict[str, Any]:
         engine.update({k: getattr(args, k) for k in _ENGINE_FLAGS if getattr(args, k) is not None})
         return {"engine_args": engine} if engine else {}
     if kind == "openai":
-        return {v: getattr(args, k) for k, v in _CLIENT_FLAGS.items() if getattr(args, k) is not None}
+        out = {v: getattr(args, k) for k, v in _CLIENT_FLAGS.items() if getattr(args, k) is not None}
+        if args.max_model_len is not None:  # the server's context, when /v1/models omits it
+            out["max_model_len"] = args.max_model_len
+        return out
     return {}
 
 
@@ -309,6 +317,8 @@ def _check_engine_options(args: argparse.Namespace, specs: Sequence[str]) -> Non
     engine = [k for k in _ENGINE_FLAGS if getattr(args, k) is not None] + [
         k for k, _ in args.engine_arg
     ]
+    if "openai" in kinds and "vllm" not in kinds:
+        engine = [k for k in engine if k != "max_model_len"]  # also the server's context
     if engine and "vllm" not in kinds:
         raise ConfigError(f"engine options {engine} need a vllm:MODEL policy")
     client = [f"--{k.replace('_', '-')}" for k in _CLIENT_FLAGS if getattr(args, k) is not None]

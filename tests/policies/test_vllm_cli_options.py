@@ -27,7 +27,8 @@ def test_engine_flags_and_engine_args_reach_vllm():
             "kv_cache_dtype": "fp8",
         }
     }
-    assert cli._engine_options(args, "openai:m") == {} == cli._engine_options(args, "hf:x")
+    assert cli._engine_options(args, "hf:x") == {}
+    assert cli._engine_options(args, "openai:m") == {"max_model_len": 4096}  # the server's
     # Named flags win over --engine-arg for the same key.
     args = _args("--policy", "vllm:m", "--engine-arg", "max_model_len=1", "--max-model-len", "9")
     assert cli._engine_options(args, "vllm:m")["engine_args"]["max_model_len"] == 9
@@ -39,6 +40,10 @@ def test_client_flags_reach_openai():
         "native_n": True, "max_concurrency": 16, "timeout_s": 30.0,
     }
     assert cli._engine_options(args, "vllm:m") == {}
+    # --max-model-len also tells openai: the server's context.
+    args = _args("--policy", "openai:m", "--max-model-len", "4096")
+    assert cli._engine_options(args, "openai:m") == {"max_model_len": 4096}
+    cli._check_engine_options(args, ["openai:m"])  # no error
 
 
 def test_factory_merges_engine_args(monkeypatch):

@@ -59,6 +59,7 @@ from vector_gym.tasks.task import Task
 
 __all__ = [
     "BUILTIN_SUITES",
+    "CorpusSuite",
     "Report",
     "Scorer",
     "SPEC_SUMMARY_COLUMNS",
@@ -378,7 +379,7 @@ class Suite:
     def templates(self) -> dict[str, Any]:
         """``{"svg": ChatTemplate, "patch": ChatTemplate}`` of this suite."""
         if self._templates is None:
-            from vector_gym.suites._templates import VECTOR_BENCH, VECTOR_BENCH_PATCH
+            from vector_gym.suites.templates import VECTOR_BENCH, VECTOR_BENCH_PATCH
 
             self._templates = {"svg": VECTOR_BENCH, "patch": VECTOR_BENCH_PATCH}
         return dict(self._templates)
@@ -415,9 +416,11 @@ class Suite:
             budget = b
         elif callable(b):
             budget = int(b(observation))
-        else:
+        else:  # the input-adaptive rule (protocols.md, Vector-Bench's public runner)
+            from vector_gym.policies.templates import BUDGET_BASE_TOKENS, BUDGET_FLOOR_TOKENS
+
             svg = observation.get("svg")
-            budget = max(8192, (len(svg) if isinstance(svg, str) else 0) // 2 + 2048)
+            budget = max(BUDGET_FLOOR_TOKENS, (len(svg) if isinstance(svg, str) else 0) // 2 + BUDGET_BASE_TOKENS)
         return budget if ceiling is None else min(budget, int(ceiling))
 
     def observation(self, task: Task) -> dict[str, str]:
@@ -482,6 +485,35 @@ class Suite:
         return S.format_raster_table(self.summarize(rows, by=by, order=order, tasks=tasks), label=by)
 
 
+class CorpusSuite(Suite):
+    """A suite whose single ``"test"`` split is a corpus: bundled, read from a path, or given.
+
+    Subclasses set ``self._source`` (None, a path or a task list) before ``Suite.__init__`` and
+    implement ``_load(source)`` (None: the bundled corpus).
+    """
+
+    _source: Any = None
+
+    def _load(self, source: Any) -> list[Task]:
+        raise NotImplementedError
+
+    def tasks(self, split: str | None = None, **kw: Any) -> list[Task]:
+        """The corpus (read once)."""
+        self._check_split(split)
+        if kw:
+            raise ConfigError(f"suite {self.name!r}: tasks() takes no {sorted(kw)}")
+        if "test" not in self._corpus:
+            src = self._source
+            self._corpus["test"] = (
+                self._load(src) if src is None or isinstance(src, str | Path) else self._checked(list(src))
+            )
+        return list(self._corpus["test"])
+
+    def load_tasks(self, source: str | Path | None = None) -> list[Task]:
+        """Tasks from a path in the corpus's layout (None: the bundled corpus)."""
+        return self._load(source)
+
+
 # ---------------------------------------------------------------------- registry
 
 #: Built-in suites: registry name -> module (imported on first lookup; each ends in register_suite).
@@ -514,6 +546,10 @@ def register_suite(suite: Suite, *, replace: bool = False) -> Suite:
         _REGISTRY[suite.name] = suite
         for key in [k for k in _CONFIGURED if k[0] == suite.name]:
             del _CONFIGURED[key]
+    from vector_gym.policies.templates import register_family
+
+    budget = suite._token_budget
+    register_family(suite.family, suite.templates, budget if isinstance(budget, int) else None)
     return suite
 
 

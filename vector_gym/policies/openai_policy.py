@@ -476,26 +476,13 @@ class OpenAICompatiblePolicy:
         return count
 
     def _probe(self, method: str, url: str, body: Mapping[str, Any] | None) -> Any:
-        """One JSON request for the budget probes: no retries, None on any failure."""
-        headers = {"Accept": "application/json"}
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode("utf-8")
-            headers["Content-Type"] = "application/json"
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(url, data=data, headers=headers, method=method)
+        """One JSON request for the budget probes through :meth:`_exchange` (bounded, no
+        redirect followed, not counted in ``stats``): no retries, None on any failure."""
+        data = None if body is None else json.dumps(body).encode("utf-8")
         try:
-            opener = urllib.request.build_opener(_RefuseRedirects)  # as the transport: none followed
-            with opener.open(request, timeout=min(self.timeout_s, 30.0)) as response:
-                raw = response.read(self.max_response_bytes + 1)
-            if len(raw) > self.max_response_bytes:
-                return None
-            return json.loads(raw)
-        except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError):
+            return json.loads(self._exchange(method, url, data, count=False))
+        except (ConfigError, _RetryableError, _PermanentError, ValueError, RecursionError):
             return None
-
-    # -- one logical request ---------------------------------------------------------------
 
     def _complete(
         self, messages: list[dict[str, str]], count: int, seed: int | None, max_tokens: int
@@ -786,13 +773,6 @@ def _connection(parts: Any, path: str, timeout: float) -> tuple[Any, str]:
             return conn, path
         return conn, urllib.parse.urlunsplit(parts._replace(fragment=""))
     return cls(host, port, timeout=timeout), path
-
-
-class _RefuseRedirects(urllib.request.HTTPRedirectHandler):
-    """Budget probes follow no redirect (the key never goes to another host): a 3xx fails."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
 
 
 def _nonneg_int(value: Any) -> int | None:

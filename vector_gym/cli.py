@@ -160,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     md.add_argument(
         "--seed", type=int, help="base sampling seed; also the dataset seed of generated suites"
     )
+    _add_engine_arguments(ev)
 
     rs = sub.add_parser(
         "rescore",
@@ -225,6 +226,119 @@ def build_parser() -> argparse.ArgumentParser:
         help="vector_bench, svgeditbench or a folder of SVGs (repeatable; default: both bundled sets)",
     )
     return parser
+
+
+# ------------------------------------------------- eval: vLLM engine and client options
+#: Named engine flags: argparse dest -> ``vllm.LLM`` keyword (all also via --engine-arg).
+_ENGINE_FLAGS = (
+    "max_model_len",
+    "gpu_memory_utilization",
+    "tensor_parallel_size",
+    "max_num_batched_tokens",
+    "dtype",
+    "enforce_eager",
+)
+#: Client flags of openai:MODEL: argparse dest -> OpenAICompatiblePolicy keyword.
+_CLIENT_FLAGS = {"native_n": "native_n", "concurrency": "max_concurrency", "timeout": "timeout_s"}
+
+
+def _engine_arg(text: str) -> tuple[str, Any]:
+    """argparse type of ``--engine-arg KEY=VALUE``: VALUE as JSON when it parses (numbers,
+    true/false, null, objects), else as a string; dashes in KEY become underscores."""
+    key, sep, raw = text.partition("=")
+    key = key.strip().replace("-", "_")
+    if not sep or not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = raw
+    return key, value
+
+
+def _add_engine_arguments(ev: argparse.ArgumentParser) -> None:
+    vl = ev.add_argument_group(
+        "vLLM engine (vllm:MODEL) and server client (openai:MODEL)",
+        "Engine sizing: max_model_len >= prompt + token budget (budgets are clamped to "
+        "max_model_len - prompt tokens and the row records the budget used).",
+    )
+    vl.add_argument(
+        "--engine-arg",
+        action="append",
+        type=_engine_arg,
+        default=[],
+        metavar="KEY=VALUE",
+        help="vllm.LLM option (repeatable; VALUE parsed as JSON where it parses), e.g. "
+        "--engine-arg enable_prefix_caching=true --engine-arg swap_space=4",
+    )
+    vl.add_argument(
+        "--max-model-len",
+        type=_positive_int,
+        metavar="N",
+        help="context window (openai:MODEL: the server's, where GET /v1/models does not say)",
+    )
+    vl.add_argument(
+        "--gpu-memory-utilization", type=float, metavar="F", help="GPU memory fraction (0, 1]"
+    )
+    vl.add_argument(
+        "--tensor-parallel-size", type=_positive_int, metavar="N", help="GPUs per model"
+    )
+    vl.add_argument(
+        "--max-num-batched-tokens", type=_positive_int, metavar="N", help="tokens per engine step"
+    )
+    vl.add_argument("--dtype", help="weights and activations dtype (auto, bfloat16, float32 ...)")
+    vl.add_argument(
+        "--enforce-eager",
+        action="store_const",
+        const=True,
+        help="no CUDA graphs or torch.compile (faster start-up, slower steps)",
+    )
+    vl.add_argument(
+        "--native-n",
+        action="store_const",
+        const=True,
+        help="openai:MODEL: one request with n choices per task (prompt sent once)",
+    )
+    vl.add_argument(
+        "--concurrency", type=_positive_int, metavar="N", help="openai:MODEL: requests in flight"
+    )
+    vl.add_argument(
+        "--timeout", type=float, metavar="S", help="openai:MODEL: seconds per request attempt"
+    )
+
+
+def _engine_options(args: argparse.Namespace, spec: str) -> dict[str, Any]:
+    """The engine options (for ``vllm:``) or client options (for ``openai:``) of a spec."""
+    kind = spec.partition(":")[0]
+    if kind == "vllm":
+        engine = dict(args.engine_arg)
+        engine.update({k: getattr(args, k) for k in _ENGINE_FLAGS if getattr(args, k) is not None})
+        return {"engine_args": engine} if engine else {}
+    if kind == "openai":
+        out = {v: getattr(args, k) for k, v in _CLIENT_FLAGS.items() if getattr(args, k) is not None}
+        if args.max_model_len is not None:  # the server's context, when /v1/models omits it
+            out["max_model_len"] = args.max_model_len
+        return out
+    return {}
+
+
+def _check_engine_options(args: argparse.Namespace, specs: Sequence[str]) -> None:
+    """Engine or client flags with no policy of their kind are an error, not ignored."""
+    from vector_gym.errors import ConfigError
+
+    kinds = {s.partition(":")[0] for s in specs}
+    engine = [k for k in _ENGINE_FLAGS if getattr(args, k) is not None] + [
+        k for k, _ in args.engine_arg
+    ]
+    if "openai" in kinds and "vllm" not in kinds:
+        engine = [k for k in engine if k != "max_model_len"]  # also the server's context
+    if engine and "vllm" not in kinds:
+        raise ConfigError(f"engine options {engine} need a vllm:MODEL policy")
+    client = [f"--{k.replace('_', '-')}" for k in _CLIENT_FLAGS if getattr(args, k) is not None]
+    if client and "openai" not in kinds:
+        raise ConfigError(f"{client} apply to openai:MODEL policies only")
+    if args.timeout is not None and args.timeout <= 0:
+        raise ConfigError(f"--timeout: expected seconds > 0, got {args.timeout}")
 
 
 # --------------------------------------------------------------------------- eval
@@ -341,10 +455,16 @@ def _eval_suite(args: argparse.Namespace, suite: Any, many: bool) -> tuple[list[
     run_files: list[Path] = []
     try:
         policies = []
-        for spec in args.policy or default_specs:  # all built and checked before any task runs
+        specs = args.policy or default_specs
+        _check_engine_options(args, specs)
+        for spec in specs:  # all built and checked before any task runs
             kind = spec.partition(":")[0]
             # model policies get the suite's prompt templates (policies never import suites)
-            extra = {**options, "templates": suite.template_table()} if kind in _MODEL_KINDS else {}
+            extra = (
+                {**options, **_engine_options(args, spec), "templates": suite.template_table()}
+                if kind in _MODEL_KINDS
+                else {}
+            )
             policy = make_policy(spec, tasks, **extra)
             check_action_format(policy, args.action_format)
             policies.append((spec, policy))

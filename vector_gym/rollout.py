@@ -33,14 +33,18 @@ Row fields
 (0..n-1), ``response`` (raw text), ``prompt_tokens``, ``completion_tokens``,
 ``finish_reason``, ``truncated`` (``finish_reason == "length"``), ``max_tokens``
 (the output token budget the policy used for this observation, from its
-``token_budget(observation)`` method; None for policies without one, such as the
-evaluator controls; protocols.md: report the budget with every result), ``elapsed_s``
+``token_budget(observation)`` method, or the ``used`` budget of the completion's
+``budget``; None for policies without one, such as the evaluator controls;
+protocols.md: report the budget with every result), ``elapsed_s``
 (seconds: this row's share of the batch's ``generate`` wall time plus its own
 scoring time), ``reward`` (the env's scalar step reward), ``report`` (the
 scorer report's ``to_dict()``), ``run_id`` and ``run`` (the run fingerprint and its
 short hash, :func:`vector_gym.runfile.run_fingerprint`), and for a response stored
 truncated (over :data:`vector_gym.runfile.MAX_STORED_RESPONSE_CHARS`)
-``response_truncated`` and ``response_chars``.
+``response_truncated`` and ``response_chars``. From model policies that report them:
+``error`` (the named reason of a failed completion, e.g. ``prompt_too_long``) and
+``budget`` (:meth:`vector_gym.policies.budget.BudgetDecision.to_dict`: requested and
+used budget, prompt tokens, context, ``below_minimum`` when under the protocol's minimum).
 
 Observations
 ------------
@@ -352,6 +356,7 @@ class _Episode:
                 answer_rewards=list(self.answer_rewards),
                 terminated=self.terminated,
             )
+        row.update(_completion_extras(last))
         return row
 
 
@@ -404,3 +409,16 @@ def _play_episodes(
             for ep, (comp,) in zip(chunk, completions, strict=True):
                 ep.comps.append(comp)
                 ep.gen_s += gen_s / len(chunk)
+
+
+def _completion_extras(comp: Completion) -> dict[str, Any]:
+    """Row fields a policy may add: ``error`` (named failure reason) and ``budget``
+    (the budget fitted to the context window; its ``used`` is then ``max_tokens``)."""
+    extras: dict[str, Any] = {}
+    if comp.error:
+        extras["error"] = str(comp.error)
+    if comp.budget is not None:
+        extras["budget"] = dict(comp.budget)
+        if comp.budget.get("used") is not None:
+            extras["max_tokens"] = int(comp.budget["used"])
+    return extras

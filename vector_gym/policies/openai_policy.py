@@ -49,6 +49,7 @@ of one policy are in flight at once, however many threads call
 
 from __future__ import annotations
 
+import dataclasses
 import email.utils
 import errno
 import http.client
@@ -68,6 +69,7 @@ from typing import Any
 
 from vector_gym.errors import ConfigError
 from vector_gym.policies.base import Completion
+from vector_gym.policies.budget import BudgetDecision, fit_budget, minimum_budget
 from vector_gym.policies.templates import (
     ChatTemplate,
     build_messages,
@@ -180,9 +182,24 @@ class OpenAICompatiblePolicy:
         carries the protocol's budget of its observation,
         :func:`~vector_gym.policies.templates.default_max_tokens` (Vector-Bench:
         ``max(8192, len(source) // 2 + 2048)``), never the server's default.
+        Either is fitted to the server's context (``fit_context``).
+    fit_context : bool
+        True (default): send ``min(budget, max_model_len - prompt tokens)``
+        (:func:`~vector_gym.policies.budget.fit_budget`), so a server with a
+        context smaller than the budget is not asked for the impossible (HTTP
+        400 on every row). ``max_model_len`` is read once from the server's
+        ``GET /v1/models`` (vLLM's model cards carry it) unless given; prompt
+        tokens come from vLLM's ``POST /tokenize`` (server root, the served
+        chat template applied). A server without either gets the budget
+        unchanged. A prompt that alone fills the context is not sent: its
+        completions are ``"error"`` with the reason ``prompt_too_long``.
+    max_model_len : int, optional
+        The server's context window, tokens, when known (skips ``/v1/models``).
     temperature, top_p : float, optional
         Sampling settings; None leaves the server's defaults (the Vector-Bench
-        protocol sets no temperature).
+        protocol sets no temperature). Temperature 0 (greedy) sends one request
+        per observation and repeats its answer ``n`` times (servers reject
+        ``n > 1`` with greedy decoding, and n greedy answers are one answer).
     seed : int, optional
         Base seed. Completion j of observation i in a call is requested with
         ``seed + offset + i * n + j``, where ``offset`` counts the completions
@@ -249,6 +266,8 @@ class OpenAICompatiblePolicy:
         retry_after_max_s: float = 300.0,
         max_response_bytes: int = 8 * 1024 * 1024,
         native_n: bool = False,
+        fit_context: bool = True,
+        max_model_len: int | None = None,
         template: ChatTemplate | None = None,
         templates: Mapping[str, ChatTemplate] | None = None,
         extra_body: Mapping[str, Any] | None = None,
@@ -282,6 +301,15 @@ class OpenAICompatiblePolicy:
         self.retry_after_max_s = float(retry_after_max_s)
         self.max_response_bytes = int(max_response_bytes)
         self.native_n = bool(native_n)
+        if max_model_len is not None and int(max_model_len) < 1:
+            raise ConfigError(f"max_model_len: expected >= 1 or None, got {max_model_len}")
+        self.fit_context = bool(fit_context)
+        self.max_model_len = None if max_model_len is None else int(max_model_len)
+        self._root = base_url.rstrip("/").removesuffix("/v1")
+        self._models_url = base_url.rstrip("/") + "/models"
+        self._context_probed = self.max_model_len is not None or not self.fit_context
+        self._can_tokenize = self.fit_context
+        self._prompt_tokens: dict[str, int] = {}
         self.template = template
         self.templates = templates
         self.extra_body = dict(extra_body or {})
@@ -297,11 +325,32 @@ class OpenAICompatiblePolicy:
 
     # -- public API -------------------------------------------------------------------------
 
+    @property
+    def greedy(self) -> bool:
+        """True when ``temperature`` is 0 (greedy decoding: one answer per observation)."""
+        return self.temperature is not None and float(self.temperature) == 0.0
+
+    def budget(
+        self, observation: Mapping[str, Any], messages: list[dict[str, Any]] | None = None
+    ) -> BudgetDecision:
+        """The budget of one observation's requests: ``max_tokens`` (else the protocol's)
+        fitted to the server's context after the prompt (``fit_context``)."""
+        requested = (
+            self.max_tokens if self.max_tokens is not None else default_max_tokens(observation)
+        )
+        context = prompt = None
+        if self.fit_context:
+            context = self._context()
+            if context is not None:
+                if messages is None:
+                    messages = build_messages([observation], self.template, self.templates)[0]
+                prompt = self._count_prompt(messages)
+        return fit_budget(requested, prompt, context, minimum_budget(observation))
+
     def token_budget(self, observation: Mapping[str, Any]) -> int:
-        """Output token budget for ``observation``: ``max_tokens``, else the protocol's."""
-        if self.max_tokens is not None:
-            return self.max_tokens
-        return default_max_tokens(observation)
+        """Output token budget sent for ``observation`` (:meth:`budget`'s ``used``; 0 when
+        the prompt alone fills the context and nothing is sent)."""
+        return max(0, self.budget(observation).used)
 
     def generate(
         self, observations: Sequence[Mapping[str, Any]], n: int = 1
@@ -332,29 +381,47 @@ class OpenAICompatiblePolicy:
         if n < 1:
             raise ConfigError(f"n: expected >= 1, got {n}")
         conversations = build_messages(observations, self.template, self.templates)
-        budgets = [self.token_budget(o) for o in observations]
         with self._lock:
             offset = self._seed_offset
             self._seed_offset += len(conversations) * n
-        jobs: list[tuple[int, int, int]] = []  # (observation, first completion index, count)
-        for i in range(len(conversations)):
-            if self.native_n:
-                jobs.append((i, 0, n))
-            else:
-                jobs.extend((i, j, 1) for j in range(n))
         out: list[list[Completion | None]] = [[None] * n for _ in conversations]
-
-        def run(job: tuple[int, int, int]) -> None:
-            i, j0, count = job
-            seed = None if self.seed is None else self.seed + offset + i * n + j0
-            results = self._complete(conversations[i], count, seed, budgets[i])
-            for k, completion in enumerate(results):
-                out[i][j0 + k] = completion
-
         self._abort.clear()
         with ThreadPoolExecutor(
             max_workers=self.max_concurrency, thread_name_prefix="vg-openai"
         ) as pool:
+            if self.fit_context:
+                self._context()  # one probe, before the threads need it
+            decisions = list(pool.map(self.budget, observations, conversations))
+            jobs: list[tuple[int, int, int]] = []  # (observation, first completion index, count)
+            for i, decision in enumerate(decisions):
+                if not decision.fits:
+                    failed = Completion(
+                        text="",
+                        prompt_tokens=decision.prompt_tokens,
+                        finish_reason="error",
+                        error=decision.error(),
+                        budget=decision.to_dict(),
+                    )
+                    out[i] = [failed] * n
+                    self._errors(n)
+                elif self.greedy:  # one greedy answer, repeated n times
+                    jobs.append((i, 0, 1))
+                elif self.native_n:
+                    jobs.append((i, 0, n))
+                else:
+                    jobs.extend((i, j, 1) for j in range(n))
+
+            def run(job: tuple[int, int, int]) -> None:
+                i, j0, count = job
+                seed = None if self.seed is None else self.seed + offset + i * n + j0
+                budget = decisions[i].to_dict()
+                results = self._complete(conversations[i], count, seed, decisions[i].used)
+                results = [dataclasses.replace(c, budget=budget) for c in results]
+                if self.greedy:
+                    results = results * n
+                for k, completion in enumerate(results):
+                    out[i][j0 + k] = completion
+
             futures = [pool.submit(run, job) for job in jobs]
             try:
                 for future in futures:
@@ -365,7 +432,57 @@ class OpenAICompatiblePolicy:
                 raise
         return [list(row) for row in out]  # type: ignore[arg-type]
 
-    # -- one logical request ---------------------------------------------------------------
+    # -- context window (fit_context) -------------------------------------------------------
+
+    def _context(self) -> int | None:
+        """The server's ``max_model_len`` from ``GET /v1/models`` (once), or the given one."""
+        with self._lock:
+            if self._context_probed:
+                return self.max_model_len
+            self._context_probed = True
+        body = self._probe("GET", self._models_url, None)
+        cards = body.get("data") if isinstance(body, Mapping) else None
+        for card in cards if isinstance(cards, list) else []:
+            if isinstance(card, Mapping) and card.get("id") == self.model:
+                self.max_model_len = _nonneg_int(card.get("max_model_len")) or None
+        if self.max_model_len is None:
+            log.info("%s gives no max_model_len for %s: budgets not fitted", self._models_url, self.model)
+        return self.max_model_len
+
+    def _count_prompt(self, messages: list[dict[str, Any]]) -> int | None:
+        """Prompt tokens of one conversation from vLLM's ``POST /tokenize``; cached, and
+        None (no fitting) for a server without that route."""
+        key = json.dumps(messages, sort_keys=True)
+        with self._lock:
+            if key in self._prompt_tokens:
+                return self._prompt_tokens[key]
+            if not self._can_tokenize:
+                return None
+        body = self._probe(
+            "POST",
+            self._root + "/tokenize",
+            {"model": self.model, "messages": messages, "add_generation_prompt": True},
+        )
+        count = _nonneg_int(body.get("count")) if isinstance(body, Mapping) else None
+        with self._lock:
+            if count is None:
+                if self._can_tokenize:
+                    log.info("%s/tokenize unavailable: budgets not fitted to prompts", self._root)
+                self._can_tokenize = False
+                return None
+            if len(self._prompt_tokens) >= 65536:  # bounded memory over a long run
+                self._prompt_tokens.clear()
+            self._prompt_tokens[key] = count
+        return count
+
+    def _probe(self, method: str, url: str, body: Mapping[str, Any] | None) -> Any:
+        """One JSON request for the budget probes through :meth:`_exchange` (bounded, no
+        redirect followed, not counted in ``stats``): no retries, None on any failure."""
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        try:
+            return json.loads(self._exchange(method, url, data, count=False))
+        except (ConfigError, _RetryableError, _PermanentError, ValueError, RecursionError):
+            return None
 
     def _complete(
         self, messages: list[dict[str, str]], count: int, seed: int | None, max_tokens: int

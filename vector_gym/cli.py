@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["build_parser", "load_outcomes", "main", "rescore_rows"]
+__all__ = ["build_parser", "check_outcomes", "load_outcomes", "main", "rescore_rows", "rescored_row"]
 
 DEFAULT_RUNS_DIR = "runs"
 
@@ -39,6 +39,15 @@ DEFAULT_RUNS_DIR = "runs"
 def _slug(text: str) -> str:
     """File-name-safe form of a policy name (``hf:org/model`` -> ``hf-org-model``)."""
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "policy"
+
+
+#: ``--ray [ADDRESS]`` of eval and rescore (vector_gym.integrations.ray; pip install "vector-gym[ray]").
+_RAY_FLAG: tuple[tuple[str, ...], dict[str, Any]] = (
+    ("--ray",),
+    {"nargs": "?", "const": "auto", "metavar": "ADDRESS",
+     "help": "run on a Ray cluster: ADDRESS is the head's HOST:PORT (default auto: the cluster "
+     "started on this machine with ray start); same rows and tables as without it"},
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--json", action="store_true", help="print a JSON list instead of the table")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    ev.add_argument(*_RAY_FLAG[0], **_RAY_FLAG[1])
     ev.add_argument(
         "--report", metavar="DIR", help="also write the HTML report of the runs into DIR"
     )
@@ -146,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rs.add_argument("--json", action="store_true", help="print a JSON list instead of the table")
     rs.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    rs.add_argument(*_RAY_FLAG[0], **_RAY_FLAG[1])
 
     rp = sub.add_parser(
         "report",
@@ -273,6 +284,16 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         rows: list[dict[str, Any]] = []
         for spec in specs:
             is_control = spec.partition(":")[0] in (*CONTROL_POLICIES, "patch-oracle")
+            if args.ray:  # generation and scoring on a Ray cluster, same run file and rows
+                from vector_gym.integrations.ray import policy_name, rollout_to_file
+
+                out = Path(args.out) if args.out else _default_out(args, alias, tasks, policy_name(spec))
+                run_files.append(out)
+                rows.extend(rollout_to_file(
+                    env, spec, out, n=args.n, task_ids=task_ids, address=args.ray,
+                    batch_size=args.batch_size, policy_options={} if is_control else options,
+                ))
+                continue
             policy = make_policy(spec, tasks, **({} if is_control else options))
             out = Path(args.out) if args.out else _default_out(args, alias, tasks, policy.name)
             if out not in run_files:
@@ -390,47 +411,66 @@ def rescore_rows(
     UnknownTaskError
         Rows name tasks that are not loaded (message lists them; use ``--tasks``).
     """
-    from vector_gym.errors import CorpusError, UnknownTaskError
     from vector_gym.rewards.spec import get_scorer
 
     by_id = {t.task_id: t for t in tasks}
-    missing = sorted({str(r.get("task_id")) for r in rows} - set(by_id))
-    if missing:
-        raise UnknownTaskError(
-            f"outcomes name {len(missing)} task(s) not in the loaded tasks: {', '.join(missing[:10])}"
-            f"{' ...' if len(missing) > 10 else ''}; pass --tasks with the matching task files"
-        )
+    check_outcomes(rows, tasks)
     it: Any = rows
     if progress:
         from tqdm.auto import tqdm
 
         it = tqdm(rows, desc="rescore", unit="row", leave=False)
     out = []
-    for i, r in enumerate(it):
-        model = r.get("model", r.get("policy"))
-        if model is None:
-            raise CorpusError(
-                f"outcome {i} (task {r.get('task_id')}): expected a 'model' or 'policy' field"
-            )
+    for r in it:
         scorer = get_scorer(by_id[r["task_id"]], parity=parity)
         if "produced_svg" in r:
             report = scorer.score(r["produced_svg"])
-        elif "response" in r:
-            report = scorer.score_response(r["response"])
         else:
-            raise CorpusError(
-                f"outcome {i} (task {r['task_id']}): expected 'produced_svg' or 'response'"
-            )
-        row: dict[str, Any] = {"task_id": r["task_id"], "model": str(model)}
-        if r.get("name"):
-            row["name"] = str(r["name"])
-        if "finish_reason" in r:  # keeps the Trunc. column (share cut at the token budget)
-            row["finish_reason"] = r["finish_reason"]
-        if r.get("error"):  # a provider error of the stored run: the Err. column
-            row["error"] = r["error"]
-        row.update(report.to_dict())
-        out.append(row)
+            report = scorer.score_response(r["response"])
+        out.append(rescored_row(r, report.to_dict()))
     return out
+
+
+def check_outcomes(rows: Sequence[Mapping[str, Any]], tasks: Sequence[Any]) -> None:
+    """Check that stored outcomes name loaded tasks and have a model label and an output field.
+
+    Raises
+    ------
+    UnknownTaskError
+        Rows name tasks that are not loaded (message lists them; use ``--tasks``).
+    CorpusError
+        A row lacks ``model`` (or ``policy``), or both ``produced_svg`` and ``response``.
+    """
+    from vector_gym.errors import CorpusError, UnknownTaskError
+
+    missing = sorted({str(r.get("task_id")) for r in rows} - {t.task_id for t in tasks})
+    if missing:
+        raise UnknownTaskError(
+            f"outcomes name {len(missing)} task(s) not in the loaded tasks: {', '.join(missing[:10])}"
+            f"{' ...' if len(missing) > 10 else ''}; pass --tasks with the matching task files"
+        )
+    for i, r in enumerate(rows):
+        if r.get("model", r.get("policy")) is None:
+            raise CorpusError(
+                f"outcome {i} (task {r.get('task_id')}): expected a 'model' or 'policy' field"
+            )
+        if "produced_svg" not in r and "response" not in r:
+            raise CorpusError(
+                f"outcome {i} (task {r.get('task_id')}): expected 'produced_svg' or 'response'"
+            )
+
+
+def rescored_row(r: Mapping[str, Any], report: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``rescore`` row of stored outcome ``r`` and its new report (``to_dict()``)."""
+    row: dict[str, Any] = {"task_id": r["task_id"], "model": str(r.get("model", r.get("policy")))}
+    if r.get("name"):
+        row["name"] = str(r["name"])
+    if "finish_reason" in r:  # keeps the Trunc. column (share cut at the token budget)
+        row["finish_reason"] = r["finish_reason"]
+    if r.get("error"):  # a provider error of the stored run: the Err. column
+        row["error"] = r["error"]
+    row.update(report)
+    return row
 
 
 def _cmd_rescore(args: argparse.Namespace) -> int:
@@ -439,7 +479,12 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
 
     rows = load_outcomes(args.path)
     tasks = load_vector_bench(args.tasks)
-    scored = rescore_rows(rows, tasks, parity=args.parity, progress=not args.no_progress)
+    if args.ray:  # the same rows and table, scored over a Ray cluster
+        from vector_gym.integrations.ray import rescore_outcomes
+
+        scored = rescore_outcomes(rows, tasks, parity=args.parity, address=args.ray)
+    else:
+        scored = rescore_rows(rows, tasks, parity=args.parity, progress=not args.no_progress)
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -82,8 +82,11 @@ __all__ = [
     "from_rows",
     "read_outcomes",
     "read_parquet",
+    "policy_name",
     "read_run",
+    "rescore_outcomes",
     "rollout_dataset",
+    "rollout_to_file",
     "row_key",
     "score_dataset",
     "score_run",
@@ -119,7 +122,7 @@ def _ray() -> Any:
     return ray
 
 
-def connect(address: str | None = "auto", **init_kwargs: Any) -> Any:
+def connect(address: str | None = "auto", *, loopback: bool = False, **init_kwargs: Any) -> Any:
     """Connect this process (the driver) to a Ray cluster; returns the ``ray`` module.
 
     Parameters
@@ -127,6 +130,11 @@ def connect(address: str | None = "auto", **init_kwargs: Any) -> Any:
     address : str, optional
         ``"auto"`` (default): the cluster started on this machine with ``ray start``;
         ``HOST:PORT``: the head node's GCS address; None: start a local single-node Ray.
+        Does nothing when this process is already connected.
+    loopback : bool
+        Keep ``127.0.0.1`` as given: Ray otherwise replaces a loopback address by the machine's
+        outward one (``resolve_ip_for_localhost``), for clusters on one machine
+        (:class:`LocalCluster`); the substitution is restored after ``ray.init``.
     **init_kwargs
         Passed to ``ray.init`` (``runtime_env``, ``namespace`` ...).
 
@@ -139,7 +147,15 @@ def connect(address: str | None = "auto", **init_kwargs: Any) -> Any:
     if not ray.is_initialized():
         init_kwargs.setdefault("log_to_driver", False)
         init_kwargs.setdefault("configure_logging", False)
-        ray.init(address=address, **init_kwargs)
+        import ray._private.services as services
+
+        original = services.resolve_ip_for_localhost
+        if loopback:
+            services.resolve_ip_for_localhost = _keep_host
+        try:
+            ray.init(address=address, **init_kwargs)
+        finally:
+            services.resolve_ip_for_localhost = original
     ctx = ray.data.DataContext.get_current()
     ctx.enable_progress_bars = False
     return ray
@@ -657,8 +673,9 @@ class _GenerateBatch:
     """Ray Data stateful UDF: a policy held in an actor answers batches of task rows."""
 
     def __init__(self, ref: SuiteRef, policy_spec: str, n: int, action_format: str,
-                 policy_options: Mapping[str, Any]) -> None:
+                 policy_options: Mapping[str, Any], env_id: str) -> None:
         self.suite = ref.build()
+        self.env_id = env_id
         self.spec = policy_spec
         self.n = n
         self.action_format = action_format
@@ -689,7 +706,7 @@ class _GenerateBatch:
                 if i not in wanted:
                     continue
                 row = {
-                    "env": self.suite.env_id, "task_id": o["task_id"], "policy": str(policy.name),
+                    "env": self.env_id, "task_id": o["task_id"], "policy": str(policy.name),
                     "sample_index": i, "response": c.text, "prompt_tokens": c.prompt_tokens,
                     "completion_tokens": c.completion_tokens, "finish_reason": c.finish_reason,
                     "truncated": c.truncated,
@@ -751,7 +768,7 @@ def vllm_postprocess(row: Mapping[str, Any], *, env_id: str, policy_name: str) -
     return {"key": row_key(out), "task_id": out["task_id"], "row": _dumps(out)}
 
 
-def _task_rows(suite: Any, tasks: Any, n: int, done: set[str], env_id: str, policy_name: str,
+def _task_rows(tasks: Any, n: int, done: set[str], env_id: str, policy_name: str,
                base_seed: int) -> list[dict[str, Any]]:
     ids = [t.task_id if hasattr(t, "task_id") else str(t) for t in tasks]
     out = []
@@ -779,6 +796,7 @@ def rollout_dataset(
     skip_keys: Iterable[str] = (),
     vllm: Mapping[str, Any] | None = None,
     score: bool = True,
+    env_id: str | None = None,
     **suite_options: Any,
 ) -> Any:
     """Generate answers for tasks with a policy over the cluster, then score them (lazy).
@@ -803,6 +821,8 @@ def rollout_dataset(
         Row keys already finished (resume): they are neither generated nor scored.
     score : bool
         False returns the generated rows unscored.
+    env_id : str, optional
+        The rows' ``env`` (default the suite's env id).
 
     Returns
     -------
@@ -826,18 +846,13 @@ def rollout_dataset(
         tasks = s.tasks()
     kind, _, arg = policy_spec.partition(":")
     options = dict(policy_options or {})
-    if policy_name is None:
-        if kind == "vllm":
-            policy_name = f"vllm:{arg}"
-        elif kind == "hf":
-            policy_name = f"hf:{arg}"
-        else:
-            policy_name = kind
+    policy_name = policy_name or _policy_name(policy_spec)
+    env_id = env_id or s.env_id
     done = set(skip_keys)
-    rows = _task_rows(s, tasks, n, done, s.env_id, policy_name, int(options.get("seed", 0)))
+    rows = _task_rows(tasks, n, done, env_id, policy_name, int(options.get("seed", 0)))
     ds = from_rows(rows, rows_per_block=batch_size)
     if kind == "vllm":
-        gen = _vllm_stage(ds, ref, arg, n, action_format, options, policy_name, dict(vllm or {}), s)
+        gen = _vllm_stage(ds, ref, arg, action_format, options, policy_name, dict(vllm or {}), env_id)
     else:
         if concurrency is None:
             concurrency = max(1, int(_cluster_cpus() // max(num_cpus, 1e-9)))
@@ -847,7 +862,8 @@ def rollout_dataset(
         gen = ds.map_batches(
             _GenerateBatch,
             fn_constructor_kwargs={"ref": ref, "policy_spec": policy_spec, "n": n,
-                                   "action_format": action_format, "policy_options": options},
+                                   "action_format": action_format, "policy_options": options,
+                                   "env_id": env_id},
             batch_size=int(batch_size), batch_format="pyarrow",
             compute=ActorPoolStrategy(min_size=lo, max_size=hi), num_cpus=num_cpus,
         )
@@ -856,8 +872,8 @@ def rollout_dataset(
     return score_dataset(gen, ref, skip_keys=done)
 
 
-def _vllm_stage(ds: Any, ref: SuiteRef, model: str, n: int, action_format: str,
-                options: Mapping[str, Any], policy_name: str, config: dict[str, Any], suite: Any) -> Any:
+def _vllm_stage(ds: Any, ref: SuiteRef, model: str, action_format: str,
+                options: Mapping[str, Any], policy_name: str, config: dict[str, Any], env_id: str) -> Any:
     try:
         from ray.data.llm import build_processor, vLLMEngineProcessorConfig
     except ImportError as exc:
@@ -879,13 +895,108 @@ def _vllm_stage(ds: Any, ref: SuiteRef, model: str, n: int, action_format: str,
                                sampling=sampling, max_tokens=max_tokens)
 
     def post(row: dict[str, Any]) -> dict[str, Any]:
-        return vllm_postprocess(row, env_id=suite.env_id, policy_name=policy_name)
+        return vllm_postprocess(row, env_id=env_id, policy_name=policy_name)
 
     config.setdefault("concurrency", 1)
     config.setdefault("batch_size", 32)
     processor = build_processor(vLLMEngineProcessorConfig(model_source=model, **config),
                                 preprocess=pre, postprocess=post)
     return processor(ds.flat_map(expand))
+
+
+def _policy_name(spec: str) -> str:
+    kind, sep, arg = spec.partition(":")
+    return spec if sep and arg else kind
+
+
+def policy_name(spec: str) -> str:
+    """The ``policy`` label rows of ``spec`` get (as the policy's own ``name``).
+
+    Examples
+    --------
+    >>> policy_name("oracle"), policy_name("hf:models/tiny")
+    ('oracle', 'hf:models/tiny')
+    """
+    return _policy_name(spec)
+
+
+# ----------------------------------------------------------------------------- CLI back ends
+def rescore_outcomes(rows: Sequence[Mapping[str, Any]], tasks: Sequence[Any], *,
+                     parity: bool = False, address: str | None = "auto",
+                     batch_size: int = 32) -> list[dict[str, Any]]:
+    """``vector-gym rescore --ray``: :func:`vector_gym.cli.rescore_rows` over a cluster.
+
+    Same rows (layout and order) as the local command; the suite is Vector-Bench's with
+    ``tasks`` shipped once per scorer actor.
+
+    Raises
+    ------
+    CorpusError, UnknownTaskError
+        As :func:`vector_gym.cli.rescore_rows` (checked on the driver before any work).
+    """
+    from vector_gym.cli import check_outcomes, rescored_row
+
+    check_outcomes(rows, tasks)
+    connect(address)
+    ds = from_rows(({**r, "_row": i} for i, r in enumerate(rows)), key_fields=("_row",),
+                   rows_per_block=batch_size)
+    out: list[dict[str, Any] | None] = [None] * len(rows)
+    scored = score_dataset(ds, "vector_bench", parity=parity, tasks=list(tasks),
+                           batch_size=batch_size, key_fields=("_row",))
+    for row in decode_rows(scored):
+        i = row["_row"]
+        out[i] = rescored_row(rows[i], row["report"])
+    return [r for r in out if r is not None]
+
+
+def rollout_to_file(env: Any, spec: str, out_path: str | Path, *, n: int = 1,
+                    task_ids: Sequence[str] | None = None, address: str | None = "auto",
+                    batch_size: int = 8, policy_options: Mapping[str, Any] | None = None,
+                    ) -> list[dict[str, Any]]:
+    """``vector-gym eval --ray``: :func:`vector_gym.rollout.rollout` over a cluster.
+
+    Appends the rows to the same run file, resumes the same way (finished keys are skipped,
+    failed ones played again, the newest row of a key wins) and returns the same rows, in task
+    then sample order. Single-turn SVG answers only.
+
+    Raises
+    ------
+    ConfigError
+        A patch-action or multi-turn env (those episodes run in the env: use ``eval`` without
+        ``--ray``).
+    """
+    from vector_gym.rollout import env_name, read_rows
+    from vector_gym.rollout import row_key as rollout_key
+    from vector_gym.suites import get_suite
+    from vector_gym.summary import is_error_row
+
+    base = getattr(env, "unwrapped", env)
+    if getattr(base, "action_format", "svg") != "svg" or int(getattr(base, "max_turns", 1)) != 1:
+        raise ConfigError("--ray runs single-turn SVG answers; run patch or multi-turn evals without --ray")
+    name = env_name(env)
+    opts: dict[str, Any] = {"parity": True} if getattr(base, "parity", False) else {}
+    tasks = list(base.tasks) if task_ids is None else [base.get_task(t) for t in task_ids]
+    try:  # a corpus suite scores the env's own tasks (--tasks); generated ones regenerate
+        ref = suite_ref(name, tasks=list(base.tasks), **opts)
+    except ConfigError:
+        ref = suite_ref(get_suite(name), **opts)
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    pname = _policy_name(spec)
+    have = {rollout_key(r): r for r in read_rows(out_path, repair=True)}
+    done = {row_key(r) for r in have.values() if not is_error_row(r)}
+    connect(address)
+    ds = rollout_dataset(tasks, ref, spec, n=n, batch_size=batch_size, skip_keys=done,
+                         policy_options=policy_options, policy_name=pname, env_id=name)
+    with open(out_path, "a", encoding="utf-8") as fh:
+        for batch in ds.iter_batches(batch_format="pyarrow"):
+            for text in batch.column("row").to_pylist():
+                row = json.loads(text)
+                fh.write(_dumps(row) + "\n")
+                have[rollout_key(row)] = row
+            fh.flush()
+            os.fsync(fh.fileno())
+    return [have[(name, t.task_id, pname, i)] for t in tasks for i in range(n)]
 
 
 # ----------------------------------------------------------------------------- local clusters
@@ -996,14 +1107,7 @@ class LocalCluster:
 
     def connect(self, **init_kwargs: Any) -> Any:
         """Connect this process to the cluster on the loopback (:func:`connect`); returns ``ray``."""
-        import ray._private.services as services
-
-        original = services.resolve_ip_for_localhost
-        services.resolve_ip_for_localhost = _keep_host
-        try:
-            return connect(self.address, **init_kwargs)
-        finally:
-            services.resolve_ip_for_localhost = original
+        return connect(self.address, loopback=True, **init_kwargs)
 
     def _alive_nodes(self) -> int:
         code = (_PATCH + "import ray,sys; ray.init(address=sys.argv[1], log_to_driver=False);"

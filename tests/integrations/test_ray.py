@@ -164,7 +164,7 @@ _DRIVER = textwrap.dedent(
     from vector_gym.suites import get_suite
     address, out, kill_after = sys.argv[1], sys.argv[2], int(sys.argv[3])
     vray.connect(address, loopback=True)
-    tasks = get_suite("repairgen").tasks("train", n=900)
+    tasks = get_suite("repairgen").tasks("train", n=400)
     rows = [{"task_id": t.task_id, "model": "oracle", "produced_svg": t.target_svg} for t in tasks]
     seen = []
     def on_partition(name, n):
@@ -186,25 +186,25 @@ def _driver(cluster, out, kill_after):
 
 def test_killed_driver_rerun_scores_only_unfinished_keys(cluster, tmp_path):
     out = tmp_path / "run"
-    first = _driver(cluster, out, kill_after=3)
+    first = _driver(cluster, out, kill_after=2)
     assert first.returncode == -signal.SIGKILL, first.stderr[-2000:]
     finished = vray.finished_keys(out)
-    assert len(finished) == 300  # three partitions of 100 recorded before the kill
+    assert len(finished) == 200  # two partitions of 100 recorded before the kill
     # A partition renamed into place but never recorded (a kill between the two) is an orphan.
     (out / "part-000099.jsonl").write_text('{"task_id": "orphan"}\n')
     second = _driver(cluster, out, kill_after=0)
     assert second.returncode == 0, second.stderr[-2000:]
     scored, skipped, total = map(int, second.stdout.split("RESULT")[1].split())
-    assert (scored, skipped, total) == (600, 300, 900)
+    assert (scored, skipped, total) == (200, 200, 400)
     assert not (out / "part-000099.jsonl").exists()
     rows = vray.read_run(out)
     keys = [vray.row_key(r) for r in rows]
-    assert len(keys) == len(set(keys)) == 900
+    assert len(keys) == len(set(keys)) == 400
     # the re-run's partitions hold exactly the keys the first run had not finished
     manifest = [json.loads(x) for x in (out / "manifest.jsonl").read_text().splitlines()[1:]]
-    rerun_keys = {k for p in manifest[3:] for k in p["keys"]}
-    assert rerun_keys.isdisjoint(finished) and len(rerun_keys) == 600
-    tasks, want_rows = _repairgen_rows(900)
+    rerun_keys = {k for p in manifest[2:] for k in p["keys"]}
+    assert rerun_keys.isdisjoint(finished) and len(rerun_keys) == 200
+    tasks, want_rows = _repairgen_rows(400)
     reports = score_many(tasks, [r["produced_svg"] for r in want_rows])
     _check_identical(rows, want_rows, reports, get_suite("repairgen"))
 
@@ -267,7 +267,7 @@ def test_cli_rescore_ray_prints_the_local_table(cluster, tmp_path, capsys):
 
 
 def test_cli_eval_ray_same_table_and_resumes(cluster, tmp_path, capsys):
-    args = ["eval", "--policy", "oracle", "--policy", "identity", "--no-progress"]
+    args = ["eval", "--policy", "oracle", "--policy", "identity", "--limit", "6", "--no-progress"]
     assert main([*args, "--runs-dir", str(tmp_path / "local")]) == 0
     local = capsys.readouterr().out
     ray_dir = tmp_path / "ray"

@@ -421,7 +421,8 @@ def score_dataset(
     batch_size : int
         Rows per scorer call.
     concurrency : int or (min, max), optional
-        Scorer actors; default one per CPU of the cluster.
+        Scorer actors: an autoscaling pool of 1 to ``concurrency`` (default one per CPU of the
+        cluster), or exactly ``(min, max)``.
     num_cpus : float
         CPUs reserved per actor.
     key_fields : sequence of str, optional
@@ -450,7 +451,7 @@ def score_dataset(
         concurrency = max(1, int(_cluster_cpus() // max(num_cpus, 1e-9)))
     from ray.data import ActorPoolStrategy
 
-    lo, hi = (concurrency, concurrency) if isinstance(concurrency, int) else concurrency
+    lo, hi = (1, concurrency) if isinstance(concurrency, int) else concurrency
     return ds.map_batches(
         _ScoreBatch,
         fn_constructor_kwargs={"ref": ref, "key_fields": key_fields, "skip": frozenset(skip_keys)},
@@ -856,7 +857,7 @@ def rollout_dataset(
     else:
         if concurrency is None:
             concurrency = max(1, int(_cluster_cpus() // max(num_cpus, 1e-9)))
-        lo, hi = (concurrency, concurrency) if isinstance(concurrency, int) else concurrency
+        lo, hi = (1, concurrency) if isinstance(concurrency, int) else concurrency
         from ray.data import ActorPoolStrategy
 
         gen = ds.map_batches(

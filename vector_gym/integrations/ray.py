@@ -493,23 +493,10 @@ def _read_manifest(out_dir: Path, repair: bool) -> tuple[dict[str, Any] | None, 
     path = out_dir / _MANIFEST
     if not path.exists():
         return None, []
-    data = path.read_bytes()
-    good = data.rfind(b"\n") + 1
-    entries: list[dict[str, Any]] = []
-    offset = 0
-    for line in data[:good].split(b"\n")[:-1]:
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            good = offset  # torn line that ends in a newline: drop it and the rest
-            break
-        offset += len(line) + 1
-        entries.append(obj)
-    if repair and good < len(data):
-        with open(path, "r+b") as fh:
-            fh.truncate(good)
-            fh.flush()
-            os.fsync(fh.fileno())
+    from vector_gym.rollout import read_rows
+
+    # An append-only JSON Lines file, like a rollout file: a torn last line is dropped.
+    entries = read_rows(path, repair=repair, latest=False)
     if not entries:
         return None, []
     header, parts = entries[0], entries[1:]

@@ -438,3 +438,61 @@ def test_closed_stdout_exits_without_traceback(tmp_path, monkeypatch, capsys):
         monkeypatch.undo()
     assert rc == 1
     out.close()  # stdout now points at devnull: closing (flushing) does not raise again
+
+
+def test_eval_repairgen_streams_generated_test_tasks(capsys, tmp_path):
+    """Issue 9: ``eval --env repairgen`` failed (``options: expected only 'idx'``); it now runs
+    ``--n`` held-out test tasks of dataset seed ``--seed``, and rescore re-scores them."""
+    out = tmp_path / "rg.jsonl"
+    argv = ["eval", "--env", "repairgen", "--n", "3", "--seed", "4", "--policy", "oracle",
+            "--policy", "identity", "--out", str(out), "--json", "--no-progress"]
+    code, stdout, err = run_main(capsys, argv)
+    assert code == 0, err
+    table = json.loads(stdout)
+    assert [(s["policy"], s["n"], s["full"]) for s in table] == [("oracle", 3, 100.0), ("identity", 3, 0.0)]
+    rows = read_jsonl(out)
+    assert sorted({r["task_id"] for r in rows}) == [f"rg-test-s4-{i:07d}" for i in range(3)]
+    code, stdout, _ = run_main(capsys, ["rescore", str(out), "--suite", "repairgen", "--json", "--no-progress"])
+    assert code == 0
+    assert [(b["model"], b["full"]) for b in json.loads(stdout)] == [("oracle", 100.0), ("identity", 0.0)]
+    code, _, err = run_main(capsys, ["eval", "--env", "vector-bench", "--n", "3", "--no-progress"])
+    assert code == 1 and "--limit" in err
+
+
+def test_eval_suite_all_prints_a_table_per_suite_and_summary_lines(capsys, tmp_path):
+    argv = ["eval", "--suite", "all", "--policy", "oracle", "--limit", "2", "--runs-dir", str(tmp_path),
+            "--no-progress"]
+    code, stdout, err = run_main(capsys, argv)
+    assert code == 0, err
+    for name in ("vector_bench", "svgeditbench_v1", "svgeditbench_v2", "repairgen"):
+        assert f"== {name} (" in stdout
+    lines = [ln for ln in stdout.splitlines() if " mean reward " in ln]
+    assert lines[:4] == [
+        "vector_bench: oracle n=2 mean reward 1.2000",
+        "svgeditbench_v1: oracle n=2 mean reward 1.0000",
+        "svgeditbench_v2: oracle n=2 mean reward 1.0000",
+        "repairgen: oracle n=2 mean reward 1.2000",
+    ]
+    assert "Policy  edit kind" in stdout and "clipscore" in stdout  # the raster tables
+
+
+def test_rescore_takes_a_raster_suite(capsys, tmp_path):
+    from vector_gym.tasks.svgeditbench import load_svgeditbench_v2
+
+    t = load_svgeditbench_v2()[:2]
+    src = tmp_path / "v2.jsonl"
+    src.write_text("\n".join(json.dumps(r) for r in [
+        {"task_id": t[0].task_id, "model": "m", "response": f"```svg\n{t[0].target_svg}\n```"},
+        {"task_id": t[1].task_id, "model": "m", "produced_svg": t[1].source_svg},
+    ]) + "\n")
+    code, stdout, err = run_main(capsys, ["rescore", str(src), "--suite", "svgeditbench-v2", "--json", "--no-progress"])
+    assert code == 0, err
+    (row,) = json.loads(stdout)
+    assert row["model"] == "m" and row["n"] == 2 and row["extraction_error"] == 0.0
+    assert row["mse"] == pytest.approx(0.5 * load_source_mse(t[1]))
+
+
+def load_source_mse(task):
+    from vector_gym.rewards.raster import RasterScorer
+
+    return RasterScorer("v2", dino_model=None, clip_model=None, processes=0).score(task, task.source_svg).mse

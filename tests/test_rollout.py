@@ -10,6 +10,7 @@ import gymnasium
 import pytest
 
 from vector_gym.envs.base import EditEnv
+from vector_gym.envs.wrappers import wrap
 from vector_gym.errors import ConfigError, CorpusError, UnknownTaskError
 from vector_gym.policies.base import Completion
 from vector_gym.rollout import ROW_KEY_FIELDS, env_name, read_rows, rollout, row_key
@@ -362,7 +363,7 @@ class SecondTimeLucky:
 
 def test_multi_turn_rows_play_each_episode_to_its_end(tmp_path):
     """Invalid first answer, target second: 2 turns, terminated, return = R_2 = 1 (EditEnv.step)."""
-    env = EditEnv(TASKS, ExactScorer(), max_turns=3)
+    env = wrap(EditEnv(TASKS, ExactScorer()), max_turns=3)
     pol = SecondTimeLucky()
     rows = rollout(env, pol, tmp_path / "r.jsonl", batch_size=10, n=2, progress=False)
     assert len(rows) == 10 and len(pol.batches) == 2
@@ -386,7 +387,7 @@ def test_multi_turn_rows_play_each_episode_to_its_end(tmp_path):
 
 
 def test_multi_turn_truncates_after_k_answers_and_failed_turns_are_retried(tmp_path):
-    env = EditEnv(TASKS, ExactScorer(), max_turns=3)
+    env = wrap(EditEnv(TASKS, ExactScorer()), max_turns=3)
     rows = rollout(env, CountingPolicy(), tmp_path / "c.jsonl", batch_size=2, progress=False)
     # odd tasks answer their (current) SVG every time: three answers, no pass
     assert [r["turns"] for r in rows] == [1, 3, 1, 3, 1]
@@ -409,7 +410,7 @@ def test_patch_format_observations_name_the_action_format(tmp_path):
             return super().generate(observations, n)
 
     rows = rollout(
-        EditEnv(TASKS, ExactScorer(), action_format="patch"),
+        wrap(EditEnv(TASKS, ExactScorer()), action_format="patch"),
         Spy(),
         tmp_path / "r.jsonl",
         progress=False,

@@ -31,7 +31,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["build_parser", "check_outcomes", "load_outcomes", "main", "rescore_rows", "rescored_row"]
+from vector_gym.rescore import load_outcomes, rescore_rows
+
+__all__ = ["build_parser", "load_outcomes", "main", "rescore_rows"]
 
 DEFAULT_RUNS_DIR = "runs"
 
@@ -69,7 +71,23 @@ def build_parser() -> argparse.ArgumentParser:
         "95% Wilson interval of Full. Without --policy, runs the four evaluator controls "
         "(identity, oracle, protected-mutation, malformed-target).",
     )
-    ev.add_argument("--env", default="vector-bench", help="env alias or id (default: vector-bench)")
+    ev.add_argument(
+        "--env", default="vector-bench", help="suite name, env alias or id (default: vector-bench)"
+    )
+    ev.add_argument(
+        "--suite",
+        metavar="NAME",
+        help="suite name or alias (as --env), or 'all': every registered suite on its test split, "
+        "one table per suite and one summary line each",
+    )
+    ev.add_argument(
+        "--n",
+        type=_positive_int,
+        dest="n_tasks",
+        metavar="N",
+        help="generated suites (repairgen): number of held-out test tasks (default: 20); "
+        "--seed is then the dataset seed",
+    )
     ev.add_argument(
         "--policy",
         action="append",
@@ -137,7 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
         "Vector-Bench max(8192, len(source)/2 + 2048), SVGEditBench V2 8192)",
     )
     md.add_argument("--temperature", type=float, help="sampling temperature (default: the backend's)")
-    md.add_argument("--seed", type=int, help="base sampling seed")
+    md.add_argument(
+        "--seed", type=int, help="base sampling seed; also the dataset seed of generated suites"
+    )
 
     rs = sub.add_parser(
         "rescore",
@@ -147,6 +167,12 @@ def build_parser() -> argparse.ArgumentParser:
         "data/model-results/*.json files (each a JSON list of such rows).",
     )
     rs.add_argument("path", metavar="PATH")
+    rs.add_argument(
+        "--suite",
+        default="vector_bench",
+        metavar="NAME",
+        help="suite whose scorer and tasks re-score the outcomes (default: vector_bench)",
+    )
     rs.add_argument(
         "--tasks", metavar="PATH", help="task directory or JSON Lines (default: bundled tasks)"
     )
@@ -200,37 +226,58 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # --------------------------------------------------------------------------- eval
-def _make_env(args: argparse.Namespace) -> tuple[Any, str]:
+_MODEL_KINDS = ("hf", "openai", "vllm")
+
+
+def _suite_options(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if args.parity:
+        out["parity"] = True
+    if getattr(args, "backend", None):
+        out["backend"] = args.backend
+    return out
+
+
+def _suite_tasks(args: argparse.Namespace, suite: Any) -> list[Any]:
+    """The tasks ``eval`` runs: ``--tasks``, or the suite's test split (RepairGen: ``--n``, ``--seed``)."""
+    from vector_gym.errors import ConfigError
+
+    if args.tasks:
+        return suite.load_tasks(args.tasks)
+    if getattr(suite, "generated", False):
+        return suite.tasks("test", n=args.n_tasks, seed=args.seed if args.seed is not None else 0)
+    if args.n_tasks is not None:
+        raise ConfigError(f"--n: suite {suite.name!r} has a fixed corpus; use --limit N")
+    return suite.tasks()
+
+
+def _make_env(args: argparse.Namespace, suite: Any, tasks: Sequence[Any]) -> Any:
+    """The suite's env: its registered id (with ``make``'s kwargs) or ``make_env`` for a user suite."""
     import gymnasium
 
     import vector_gym  # noqa: F401  (registers the env ids)
-    from vector_gym.envs import ENVS, env_id_for
+    from vector_gym.envs import ENVS, make_env
+    from vector_gym.errors import ConfigError
 
-    env_id = env_id_for(args.env)
-    alias = next(e.alias for e in ENVS if e.id == env_id)
-    kwargs: dict[str, Any] = {}
-    if args.tasks:
-        env_cls = gymnasium.spec(env_id).entry_point
-        if isinstance(env_cls, str):
-            import importlib
-
-            module, _, attr = env_cls.partition(":")
-            env_cls = getattr(importlib.import_module(module), attr)
-        kwargs["tasks"] = env_cls.load_tasks(args.tasks)
-    if args.parity:
-        kwargs["parity"] = True
-    if getattr(args, "backend", None):
-        kwargs["backend"] = args.backend
-    if getattr(args, "action_format", "svg") != "svg":
-        kwargs["action_format"] = args.action_format
-    if getattr(args, "max_turns", 1) != 1:
-        kwargs["max_turns"] = args.max_turns
+    variants = {"action_format": args.action_format, "max_turns": args.max_turns}
+    entry = next((e for e in ENVS if e.suite == suite.name), None)
+    if entry is None:
+        return make_env(suite, tasks=tasks, **variants)
+    kwargs: dict[str, Any] = {**_suite_options(args), **variants}
+    if getattr(suite, "generated", False):
+        kwargs.update(split="test", dataset_seed=args.seed if args.seed is not None else 0)
+    elif args.tasks:
+        kwargs["tasks"] = list(tasks)
     try:
-        return gymnasium.make(env_id, **kwargs), alias
+        return gymnasium.make(entry.id, **kwargs)
     except TypeError as exc:  # e.g. --parity for an env whose scorer has no parity mode
-        from vector_gym.errors import ConfigError
+        raise ConfigError(f"{entry.id} does not accept {sorted(kwargs)}: {exc}") from exc
 
-        raise ConfigError(f"{env_id} does not accept {sorted(kwargs)}: {exc}") from exc
+
+def _alias(suite: Any) -> str:
+    from vector_gym.envs import ENVS
+
+    return next((e.alias for e in ENVS if e.suite == suite.name), suite.name)
 
 
 def _default_out(
@@ -253,49 +300,50 @@ def _default_out(
     return Path(args.runs_dir) / tag / f"{_slug(policy_name)}.jsonl"
 
 
-def _cmd_eval(args: argparse.Namespace) -> int:
+def _eval_suite(args: argparse.Namespace, suite: Any, many: bool) -> tuple[list[dict[str, Any]], list[Path], list[Any]]:
+    """Run every policy on one suite; return its rows, run files and tasks."""
+    from vector_gym.errors import ConfigError
     from vector_gym.policies import CONTROL_POLICIES, make_policy
     from vector_gym.rollout import rollout
-    from vector_gym.summary import format_table, summarize
 
-    env, alias = _make_env(args)
+    tasks = _suite_tasks(args, suite)
+    if args.limit is not None:
+        if args.limit < 1:
+            raise ConfigError(f"--limit: expected N >= 1, got {args.limit}")
+        tasks = tasks[: args.limit]
+    options = {
+        k: v
+        for k, v in (
+            ("base_url", args.base_url),
+            ("max_tokens", args.max_tokens),
+            ("temperature", args.temperature),
+            ("seed", args.seed),
+        )
+        if v is not None
+    }
+    default_specs = ["patch-oracle"] if args.action_format == "patch" else list(CONTROL_POLICIES)
+    env = _make_env(args, suite, tasks)
+    rows: list[dict[str, Any]] = []
     run_files: list[Path] = []
     try:
-        tasks = env.unwrapped.tasks
-        task_ids = None
-        if args.limit is not None:
-            if args.limit < 1:
-                from vector_gym.errors import ConfigError
-
-                raise ConfigError(f"--limit: expected N >= 1, got {args.limit}")
-            task_ids = [t.task_id for t in tasks[: args.limit]]
-        options = {
-            k: v
-            for k, v in (
-                ("base_url", args.base_url),
-                ("max_tokens", args.max_tokens),
-                ("temperature", args.temperature),
-                ("seed", args.seed),
-            )
-            if v is not None
-        }
-        default_specs = ["patch-oracle"] if args.action_format == "patch" else list(CONTROL_POLICIES)
-        specs = args.policy or default_specs
-        rows: list[dict[str, Any]] = []
-        for spec in specs:
-            is_control = spec.partition(":")[0] in (*CONTROL_POLICIES, "patch-oracle")
-            if args.ray:  # generation and scoring on a Ray cluster, same run file and rows
+        for spec in args.policy or default_specs:
+            kind = spec.partition(":")[0]
+            # model policies get the suite's prompt templates (policies never import suites)
+            extra = {**options, "templates": suite.template_table()} if kind in _MODEL_KINDS else {}
+            if args.ray:  # generation and scoring on a Ray cluster: same run file, rows, resume
                 from vector_gym.integrations.ray import policy_name, rollout_to_file
 
-                out = Path(args.out) if args.out else _default_out(args, alias, tasks, policy_name(spec))
+                out = _default_out(args, _alias(suite), tasks, policy_name(spec))
+                out = Path(args.out) if args.out and not many else out
                 run_files.append(out)
-                rows.extend(rollout_to_file(
-                    env, spec, out, n=args.n, task_ids=task_ids, address=args.ray,
-                    batch_size=args.batch_size, policy_options={} if is_control else options,
-                ))
+                rows.extend(rollout_to_file(env, suite, spec, out, tasks=tasks, n=args.n,
+                                            address=args.ray, batch_size=args.batch_size,
+                                            policy_options=extra))
                 continue
-            policy = make_policy(spec, tasks, **({} if is_control else options))
-            out = Path(args.out) if args.out else _default_out(args, alias, tasks, policy.name)
+            policy = make_policy(spec, tasks, **extra)
+            out = _default_out(args, _alias(suite), tasks, policy.name)
+            if args.out:
+                out = Path(args.out) if not many else Path(args.out).with_suffix(f".{suite.name}.jsonl")
             if out not in run_files:
                 run_files.append(out)
             rows.extend(
@@ -305,7 +353,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                     out,
                     batch_size=args.batch_size,
                     n=args.n,
-                    task_ids=task_ids,
+                    task_ids=[t.task_id for t in tasks],
                     progress=not args.no_progress,
                 )
             )
@@ -313,184 +361,77 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                 print(f"{policy.name}: {out}", file=sys.stderr)
     finally:
         env.close()
-    from vector_gym.suites import get_suite
+    return rows, run_files, tasks
 
-    suite = get_suite(alias)
-    if args.json:
-        print(json.dumps(suite.summarize(rows, tasks=tasks), indent=2))
-    else:
+
+def _summary_line(suite: Any, rows: Sequence[dict[str, Any]]) -> list[str]:
+    """One line per policy: suite, policy, rows and the mean of the suite's scalar reward."""
+    from vector_gym.summary import latest_rows
+
+    by: dict[str, list[float]] = {}
+    for r in latest_rows(rows):
+        by.setdefault(str(r.get("policy")), []).append(suite.reward(r.get("report") or {}))
+    return [f"{suite.name}: {p} n={len(v)} mean reward {sum(v) / len(v):.4f}" for p, v in by.items()]
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from vector_gym.suites import get_suite, list_suites
+
+    name = args.suite or args.env
+    opts = _suite_options(args)
+    suites = [s.configure(**opts) if opts else s for s in list_suites()] if name == "all" else [get_suite(name, **opts)]
+    results = [(s, *_eval_suite(args, s, len(suites) > 1)) for s in suites]
+    payload: dict[str, Any] = {}
+    for suite, rows, _, tasks in results:
+        if args.json:
+            payload[suite.name] = suite.summarize(rows, tasks=tasks)
+            continue
+        if len(suites) > 1:
+            print(f"== {suite.name} ({suite.description or suite.env_id}) ==")
         print(suite.format_summary(rows, tasks=tasks))
+    if args.json:
+        print(json.dumps(payload if len(suites) > 1 else payload[suites[0].name], indent=2))
+    elif len(suites) > 1:
+        for suite, rows, _, _ in results:
+            print("\n".join(_summary_line(suite, rows)))
     if args.report:
         from vector_gym.report.build import build_report
 
-        result = build_report(run_files, args.report, tasks=tasks)
+        run_files = [f for _, _, files, _ in results for f in files]
+        all_tasks = [t for _, _, _, tasks in results for t in tasks]
+        result = build_report(run_files, args.report, tasks=all_tasks)
         print(f"report: {result.index}", file=sys.stderr)
     return 0
 
 
 # ------------------------------------------------------------------------ rescore
-def load_outcomes(path: str | Path) -> list[dict[str, Any]]:
-    """Read stored outcomes: JSON Lines (plain or gzip) or a ``data/model-results`` directory.
-
-    Parameters
-    ----------
-    path : path
-        A JSON Lines file, or a directory: the public repository root (files under
-        ``data/model-results/``) or the folder of ``*.json`` files itself (each a JSON
-        list of outcome objects, read in sorted file order).
-
-    Returns
-    -------
-    list of dict
-        In file order; of rollout rows sharing a key ``(env, task_id, policy,
-        sample_index)`` (a failed completion and its retry) only the newest is kept
-        (:func:`vector_gym.summary.latest_rows`).
-
-    Raises
-    ------
-    CorpusError
-        A file is not valid JSON or not a list of objects; no ``*.json`` in the directory.
-    FileNotFoundError
-        ``path`` does not exist.
-    """
-    from vector_gym.errors import CorpusError
-    from vector_gym.tasks.vector_bench import read_jsonl
-
-    p = Path(path)
-    if not p.exists():
-        raise FileNotFoundError(f"no such outcome file or directory: {p}")
-    if p.is_file():
-        rows = read_jsonl(p)
-    else:
-        folder = p / "data" / "model-results" if (p / "data" / "model-results").is_dir() else p
-        files = sorted(folder.glob("*.json"))
-        if not files:
-            raise CorpusError(f"{folder}: no *.json outcome files found")
-        rows = []
-        for f in files:
-            try:
-                data = json.loads(f.read_text(encoding="utf-8"))
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise CorpusError(f"{f}: not valid JSON ({exc})") from exc
-            if not isinstance(data, list):
-                raise CorpusError(
-                    f"{f}: expected a JSON list of outcomes, got {type(data).__name__}"
-                )
-            rows.extend(data)
-    for i, r in enumerate(rows):
-        if not isinstance(r, Mapping):
-            raise CorpusError(f"{p}: outcome {i} is not a JSON object")
-    from vector_gym.summary import latest_rows
-
-    return [dict(r) for r in latest_rows(rows)]
-
-
-def rescore_rows(
-    rows: Sequence[Mapping[str, Any]],
-    tasks: Sequence[Any],
-    parity: bool = False,
-    progress: bool = False,
-) -> list[dict[str, Any]]:
-    """Re-score stored outcomes with the specification reward.
-
-    Each row needs ``task_id``, ``model`` (or ``policy``), and ``produced_svg`` (the
-    extracted SVG, scored as is; null = provider error, spec-reward.md section 12) or
-    ``response`` (raw text, extracted first).
-
-    Returns
-    -------
-    list of dict
-        One per row: ``task_id``, ``model``, ``name`` (when the row has one),
-        ``finish_reason`` and ``error`` (when the row has them: the ``Err.`` and
-        ``Trunc.`` columns) and every field of the report's ``to_dict()``.
-
-    Raises
-    ------
-    CorpusError
-        A row lacks ``task_id``, a model label, or both output fields.
-    UnknownTaskError
-        Rows name tasks that are not loaded (message lists them; use ``--tasks``).
-    """
-    from vector_gym.rewards.spec import get_scorer
-
-    by_id = {t.task_id: t for t in tasks}
-    check_outcomes(rows, tasks)
-    it: Any = rows
-    if progress:
-        from tqdm.auto import tqdm
-
-        it = tqdm(rows, desc="rescore", unit="row", leave=False)
-    out = []
-    for r in it:
-        scorer = get_scorer(by_id[r["task_id"]], parity=parity)
-        if "produced_svg" in r:
-            report = scorer.score(r["produced_svg"])
-        else:
-            report = scorer.score_response(r["response"])
-        out.append(rescored_row(r, report.to_dict()))
-    return out
-
-
-def check_outcomes(rows: Sequence[Mapping[str, Any]], tasks: Sequence[Any]) -> None:
-    """Check that stored outcomes name loaded tasks and have a model label and an output field.
-
-    Raises
-    ------
-    UnknownTaskError
-        Rows name tasks that are not loaded (message lists them; use ``--tasks``).
-    CorpusError
-        A row lacks ``model`` (or ``policy``), or both ``produced_svg`` and ``response``.
-    """
-    from vector_gym.errors import CorpusError, UnknownTaskError
-
-    missing = sorted({str(r.get("task_id")) for r in rows} - {t.task_id for t in tasks})
-    if missing:
-        raise UnknownTaskError(
-            f"outcomes name {len(missing)} task(s) not in the loaded tasks: {', '.join(missing[:10])}"
-            f"{' ...' if len(missing) > 10 else ''}; pass --tasks with the matching task files"
-        )
-    for i, r in enumerate(rows):
-        if r.get("model", r.get("policy")) is None:
-            raise CorpusError(
-                f"outcome {i} (task {r.get('task_id')}): expected a 'model' or 'policy' field"
-            )
-        if "produced_svg" not in r and "response" not in r:
-            raise CorpusError(
-                f"outcome {i} (task {r.get('task_id')}): expected 'produced_svg' or 'response'"
-            )
-
-
-def rescored_row(r: Mapping[str, Any], report: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``rescore`` row of stored outcome ``r`` and its new report (``to_dict()``)."""
-    row: dict[str, Any] = {"task_id": r["task_id"], "model": str(r.get("model", r.get("policy")))}
-    if r.get("name"):
-        row["name"] = str(r["name"])
-    if "finish_reason" in r:  # keeps the Trunc. column (share cut at the token budget)
-        row["finish_reason"] = r["finish_reason"]
-    if r.get("error"):  # a provider error of the stored run: the Err. column
-        row["error"] = r["error"]
-    row.update(report)
-    return row
-
-
 def _cmd_rescore(args: argparse.Namespace) -> int:
+    from vector_gym.suites import get_suite
     from vector_gym.summary import format_table, summarize
-    from vector_gym.tasks.vector_bench import load_vector_bench
 
     rows = load_outcomes(args.path)
-    tasks = load_vector_bench(args.tasks)
+    suite = get_suite(args.suite)
+    tasks = suite.load_tasks(args.tasks) if args.tasks else suite.tasks()
+    if getattr(suite, "generated", False):  # generated ids are regenerated by the suite
+        known = {t.task_id for t in tasks}
+        ids = dict.fromkeys(str(r.get("task_id")) for r in rows if str(r.get("task_id")) not in known)
+        tasks = [*tasks, *(suite.get_task(i) for i in ids)]
     if args.ray:  # the same rows and table, scored over a Ray cluster
         from vector_gym.integrations.ray import rescore_outcomes
 
-        scored = rescore_outcomes(rows, tasks, parity=args.parity, address=args.ray)
+        scored = rescore_outcomes(rows, tasks, parity=args.parity, suite=suite, address=args.ray)
     else:
-        scored = rescore_rows(rows, tasks, parity=args.parity, progress=not args.no_progress)
+        scored = rescore_rows(rows, tasks, parity=args.parity, progress=not args.no_progress, suite=suite)
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         with open(out, "w", encoding="utf-8") as fh:
             for r in scored:
                 fh.write(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n")
+    if suite.summary != "spec":
+        table = suite.summarize(scored, by="model", tasks=tasks)
+        print(json.dumps(table, indent=2) if args.json else suite.format_summary(scored, by="model", tasks=tasks))
+        return 0
     summaries = summarize(scored, by="model", order="leaderboard")
     if args.json:
         payload = []

@@ -1,8 +1,10 @@
 """Resumable rollouts: run a policy over an env's tasks, one JSON line per outcome.
 
-Layer 6. :func:`rollout` asks the policy for a batch of answers at a time
-(``policy.generate``), plays each answer as one episode (``env.reset(options=
-{"task_id": ...})`` then ``env.step(response)``) and appends one row per outcome to a
+Layer 7. :func:`rollout` asks the policy for a batch of answers at a time
+(``policy.generate``), scores the whole batch with one ``suite.score_many`` call
+(:meth:`~vector_gym.envs.base.EditEnv.prescore`: one render batch for a raster suite), plays
+each answer as one episode (``env.reset(options={"task_id": ...})`` then
+``env.step(response)``, which takes the batch's report) and appends one row per outcome to a
 JSON Lines file, flushed and fsynced row by row.
 
 Resume and crash safety
@@ -47,9 +49,9 @@ For an env built with ``max_turns=k > 1`` each row is one whole episode: after a
 answer that neither terminates nor truncates the episode, the policy is called again
 (``n=1``, batched over the batch's live episodes) with the next observation (the
 current SVG and the editor feedback), until the env terminates (full pass) or
-truncates (k answers). The env holds one episode at a time, so a turn is reached by
-``reset`` and replaying the episode's earlier answers (the env is deterministic given
-its answers; scoring cost grows as k squared / 2 per episode). Such rows also hold
+truncates (k answers). Each episode's state is kept between turns
+(:func:`vector_gym.envs.wrappers.episode_state`), so a turn scores only its own answers (one
+``score_many`` per turn batch; nothing is replayed). Such rows also hold
 ``turns`` (answers given), ``responses`` (every answer, in order; ``response`` is the
 last), ``answer_rewards`` (R_1..R_T, each answer's scalar reward), ``terminated``
 (ended on a full pass) and ``reward`` = the episode return (sum of the step rewards
@@ -71,6 +73,7 @@ from pathlib import Path
 from typing import Any
 
 from vector_gym.envs.base import EditEnv
+from vector_gym.envs.wrappers import answer_text, episode_state, restore_episode
 from vector_gym.errors import ConfigError, CorpusError
 from vector_gym.policies.base import Completion, Policy
 from vector_gym.summary import ROLLOUT_KEY_FIELDS, is_error_row, latest_rows
@@ -173,7 +176,8 @@ def rollout(
     Parameters
     ----------
     env : EditEnv or a Gymnasium wrapper of one
-        For a task list with a custom scorer, pass ``EditEnv(tasks, scorer)``.
+        For a task list with a custom scorer, pass ``EditEnv(tasks, scorer)`` or
+        ``EditEnv(suite)``.
     policy : Policy
         ``generate(observations, n)`` is called with up to ``batch_size``
         observations ``{"instruction", "svg", "task_id", "family"}`` at a time
@@ -186,7 +190,7 @@ def rollout(
     n : int
         Samples per task (>= 1); rows get ``sample_index`` 0..n-1.
     task_ids : sequence of str, optional
-        Restrict to these tasks (default: all, in env order).
+        Restrict to these tasks (default: all, in env order; generated RepairGen ids too).
     progress : bool
         Show a tqdm bar on stderr (rows done of rows to do, elapsed time, estimated
         time left and rate), redrawn at least after every ``generate`` call.
@@ -232,14 +236,14 @@ def rollout(
     pending = [t for t in tasks if any(key(t.task_id, i) not in done for i in range(n))]
     todo = sum(1 for t in pending for i in range(n) if key(t.task_id, i) not in done)
     budget = getattr(policy, "token_budget", None)
-    fmt = getattr(base, "action_format", "svg")
-    multi = int(getattr(base, "max_turns", 1)) > 1
+    fmt = _wrapper_attr(env, "action_format", "svg")
+    multi = int(_wrapper_attr(env, "max_turns", 1)) > 1
 
     def observe(obs: Mapping[str, Any], t: Any) -> dict[str, Any]:
         obs = dict(obs)
         obs["task_id"] = t.task_id
-        # The family picks the benchmark's chat template (policies.templates).
-        obs.setdefault("family", t.family or getattr(base, "default_family", ""))
+        # The family picks the benchmark's chat template (the suite's, passed to the policy).
+        obs.setdefault("family", t.family or base.default_family)
         if fmt != "svg":  # the action format picks the edit-script template
             obs.setdefault("action_format", fmt)
         return obs
@@ -262,49 +266,28 @@ def rollout(
     try:
         with open(out_path, "a", encoding="utf-8") as fh:
             for batch in _chunks(pending, batch_size):
-                observations = []
-                for t in batch:
-                    obs, _ = env.reset(options={"task_id": t.task_id})
-                    observations.append(observe(obs, t))
+                observations = [observe(env.reset(options={"task_id": t.task_id})[0], t) for t in batch]
                 max_tokens = {
                     o["task_id"]: (int(budget(o)) if callable(budget) else None)
                     for o in observations
                 }
-                t0 = time.perf_counter()
-                completions = policy.generate(observations, n=n)
-                gen_s = time.perf_counter() - t0
-                if len(completions) != len(batch) or any(len(c) != n for c in completions):
-                    raise RuntimeError(
-                        f"policy {pname!r}: expected {len(batch)} lists of {n} completions, "
-                        f"got {[len(c) for c in completions]}"
-                    )
+                completions, gen_s = _generate(policy, pname, observations, n)
                 share = gen_s / (len(batch) * n)
-                if multi:
-                    episodes = [
-                        _Episode(t, i, max_tokens[t.task_id], [comp], share)
-                        for t, comps in zip(batch, completions, strict=True)
-                        for i, comp in enumerate(comps)
-                        if key(t.task_id, i) not in done
-                    ]
-                    _play_episodes(
-                        env,
-                        policy,
-                        pname,
-                        episodes,
-                        batch_size,
-                        observe,
-                        lambda ep: write(ep.row(name, pname), key(ep.task.task_id, ep.index), fh),
-                    )
-                else:
-                    for t, comps in zip(batch, completions, strict=True):
-                        for i, comp in enumerate(comps):
-                            k = key(t.task_id, i)
-                            if k in done:
-                                continue
-                            row = _play(
-                                env, name, pname, t.task_id, i, comp, share, max_tokens[t.task_id]
-                            )
-                            write(row, k, fh)
+                episodes = [
+                    _Episode(t, i, max_tokens[t.task_id], [comp], share, multi=multi)
+                    for t, comps in zip(batch, completions, strict=True)
+                    for i, comp in enumerate(comps)
+                    if key(t.task_id, i) not in done
+                ]
+                _play_episodes(
+                    env,
+                    policy,
+                    pname,
+                    episodes,
+                    batch_size,
+                    observe,
+                    lambda ep: write(ep.row(name, pname), key(ep.task.task_id, ep.index), fh),
+                )
                 if bar is not None:
                     # tqdm redraws at most every 0.1 s of *row* updates; redraw once per batch
                     # so the count and the time left show after every policy call.
@@ -313,6 +296,29 @@ def rollout(
         if bar is not None:
             bar.close()
     return [have[key(t.task_id, i)] for t in tasks for i in range(n)]
+
+
+def _wrapper_attr(env: Any, name: str, default: Any) -> Any:
+    try:
+        return env.get_wrapper_attr(name)
+    except AttributeError:
+        return default
+
+
+def _generate(policy: Policy, pname: str, observations: list[dict[str, Any]], n: int) -> tuple[list, float]:
+    """``policy.generate`` with its wall time; checks the shape of the answer."""
+    t0 = time.perf_counter()
+    completions = policy.generate(observations, n=n)
+    gen_s = time.perf_counter() - t0
+    if len(completions) != len(observations) or any(len(c) != n for c in completions):
+        raise RuntimeError(
+            f"policy {pname!r}: expected {len(observations)} lists of {n} completion(s), "
+            f"got {[len(c) for c in completions]}"
+        )
+    for comps in completions:
+        for comp in comps:
+            _check_completion(comp, pname)
+    return completions, gen_s
 
 
 def _check_completion(comp: Any, pname: str) -> None:
@@ -328,13 +334,14 @@ def _sum_tokens(values: Sequence[int | None]) -> int | None:
 
 @dataclass
 class _Episode:
-    """One multi-turn episode in flight: its answers so far and what the env said."""
+    """One episode in flight: its answers so far, what the env said, and the env's state."""
 
     task: Any
     index: int
     max_tokens: int | None
     comps: list[Completion]
     gen_s: float
+    multi: bool = False
     score_s: float = 0.0
     step_rewards: list[float] = field(default_factory=list)
     answer_rewards: list[float] = field(default_factory=list)
@@ -342,10 +349,11 @@ class _Episode:
     terminated: bool = False
     finished: bool = False
     obs: dict[str, Any] | None = None
+    state: Any = None
 
     def row(self, name: str, pname: str) -> dict[str, Any]:
         last = self.comps[-1]
-        return {
+        row = {
             "env": name,
             "task_id": self.task.task_id,
             "policy": pname,
@@ -359,11 +367,42 @@ class _Episode:
             "elapsed_s": round(self.gen_s + self.score_s, 6),
             "reward": float(sum(self.step_rewards)),
             "report": self.report,
-            "turns": len(self.comps),
-            "responses": [c.text for c in self.comps],
-            "answer_rewards": list(self.answer_rewards),
-            "terminated": self.terminated,
         }
+        if self.multi:
+            row.update(
+                turns=len(self.comps),
+                responses=[c.text for c in self.comps],
+                answer_rewards=list(self.answer_rewards),
+                terminated=self.terminated,
+            )
+        return row
+
+
+def _play_turn(env: Any, live: list[_Episode], observe: Any, finish: Any) -> None:
+    """Score the live episodes' last answers in one batch, step each, finish the ended ones."""
+    base = env.unwrapped
+    texts = []
+    for ep in live:
+        restore_episode(ep.state)
+        texts.append(answer_text(env, ep.comps[-1].text))
+    t0 = time.perf_counter()
+    base.prescore([ep.task for ep in live], texts)
+    batch_share = (time.perf_counter() - t0) / len(live)
+    for ep in live:
+        comp = ep.comps[-1]
+        t0 = time.perf_counter()
+        restore_episode(ep.state)
+        obs, reward, term, trunc, info = env.step(comp.text)
+        ep.state = episode_state(env)
+        ep.score_s += batch_share + time.perf_counter() - t0
+        ep.step_rewards.append(float(reward))
+        ep.answer_rewards.append(float(info.get("answer_reward", reward)))
+        ep.report = info["report"]
+        ep.terminated = bool(term)
+        ep.finished = bool(term or trunc) or comp.finish_reason == "error"
+        ep.obs = None if ep.finished else observe(obs, ep.task)
+        if ep.finished:
+            finish(ep)
 
 
 def _play_episodes(
@@ -375,69 +414,16 @@ def _play_episodes(
     observe: Any,
     finish: Any,
 ) -> None:
-    """Play multi-turn episodes to their end; ``finish(episode)`` as each one ends."""
+    """Play episodes to their end, one batched turn at a time; ``finish(episode)`` as each ends."""
+    for ep in episodes:
+        env.reset(options={"task_id": ep.task.task_id})
+        ep.state = episode_state(env)
     live = list(episodes)
     while live:
-        for ep in live:
-            comp = ep.comps[-1]
-            _check_completion(comp, pname)
-            t0 = time.perf_counter()
-            env.reset(options={"task_id": ep.task.task_id})
-            for earlier in ep.comps[:-1]:  # replay: the env holds one episode at a time
-                env.step(earlier.text)
-            obs, reward, term, trunc, info = env.step(comp.text)
-            ep.score_s += time.perf_counter() - t0
-            ep.step_rewards.append(float(reward))
-            ep.answer_rewards.append(float(info.get("answer_reward", reward)))
-            ep.report = info["report"]
-            ep.terminated = bool(term)
-            ep.finished = bool(term or trunc) or comp.finish_reason == "error"
-            ep.obs = None if ep.finished else observe(obs, ep.task)
-            if ep.finished:
-                finish(ep)
+        _play_turn(env, live, observe, finish)
         live = [ep for ep in live if not ep.finished]
         for chunk in _chunks(live, batch_size):
-            t0 = time.perf_counter()
-            completions = policy.generate([ep.obs for ep in chunk], n=1)
-            gen_s = time.perf_counter() - t0
-            if len(completions) != len(chunk) or any(len(c) != 1 for c in completions):
-                raise RuntimeError(
-                    f"policy {pname!r}: expected {len(chunk)} lists of 1 completion, "
-                    f"got {[len(c) for c in completions]}"
-                )
+            completions, gen_s = _generate(policy, pname, [ep.obs for ep in chunk], 1)
             for ep, (comp,) in zip(chunk, completions, strict=True):
                 ep.comps.append(comp)
                 ep.gen_s += gen_s / len(chunk)
-
-
-def _play(
-    env: Any,
-    name: str,
-    pname: str,
-    task_id: str,
-    index: int,
-    comp: Completion,
-    gen_share: float,
-    max_tokens: int | None,
-) -> dict[str, Any]:
-    """Play one completion as one episode and build its row."""
-    _check_completion(comp, pname)
-    t0 = time.perf_counter()
-    env.reset(options={"task_id": task_id})
-    _, reward, _, _, info = env.step(comp.text)
-    score_s = time.perf_counter() - t0
-    return {
-        "env": name,
-        "task_id": task_id,
-        "policy": pname,
-        "sample_index": index,
-        "response": comp.text,
-        "prompt_tokens": comp.prompt_tokens,
-        "completion_tokens": comp.completion_tokens,
-        "finish_reason": comp.finish_reason,
-        "truncated": comp.truncated,
-        "max_tokens": max_tokens,
-        "elapsed_s": round(gen_share + score_s, 6),
-        "reward": float(reward),
-        "report": info["report"],
-    }

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from gymnasium.error import ResetNeeded
 
-from vector_gym.envs.vector_bench import VectorBenchEnv
+from vector_gym.envs.vector_bench import VectorBenchEnv, make_vector_bench_env
 from vector_gym.errors import ConfigError
 from vector_gym.svg.patch import diff_patch, patch_to_text
 
@@ -18,7 +18,7 @@ TASK = "sv_001"
 
 
 def _env(**kw):
-    env = VectorBenchEnv(max_turns=3, **kw)
+    env = make_vector_bench_env(max_turns=3, **kw)
     obs, _ = env.reset(options={"task_id": TASK})
     return env, obs
 
@@ -64,9 +64,9 @@ def test_regression_gives_a_negative_step_reward():
     assert partial != task.source_svg
     _, r1, term, _, info1 = env.step(partial)
     assert not term and info1["answer_reward"] == r1 > 0
-    _, r2, _, _, info2 = env.step("no svg at all")
+    obs2, r2, _, _, info2 = env.step("no svg at all")
     assert info2["answer_reward"] == 0.0 and r2 == pytest.approx(-r1)
-    assert "No SVG document" in env._turn_observation(task)["feedback"]
+    assert "No SVG document" in obs2["feedback"]
 
 
 def test_patch_turns_edit_the_current_document():
@@ -90,21 +90,19 @@ def test_single_turn_is_unchanged_and_max_turns_is_validated():
     obs, _ = env.reset(options={"task_id": TASK})
     assert "feedback" not in obs and "feedback" not in env.observation_space.spaces
     with pytest.raises(ConfigError, match="max_turns"):
-        VectorBenchEnv(max_turns=0)
+        make_vector_bench_env(max_turns=0)
     with pytest.raises(ConfigError, match="action_format"):
-        VectorBenchEnv(action_format="json")
+        make_vector_bench_env(action_format="json")
 
 
 def test_gymnasium_checker_accepts_multi_turn_patch_envs():
     from gymnasium.utils.env_checker import check_env
 
-    from vector_gym.envs.repairgen import RepairGenEnv
+    from vector_gym.envs.repairgen import make_repairgen_env
     from vector_gym.tasks.repairgen import RepairGenConfig
 
-    check_env(VectorBenchEnv(max_turns=2), skip_render_check=True)
-    env = RepairGenEnv(
-        RepairGenConfig(sources=("vector_bench",)), max_turns=3, action_format="patch"
-    )
+    check_env(make_vector_bench_env(max_turns=2), skip_render_check=True)
+    env = make_repairgen_env(config=RepairGenConfig(sources=("vector_bench",)), max_turns=3, action_format="patch")
     check_env(env, skip_render_check=True)
     obs, _ = env.reset(seed=1)
     assert obs in env.observation_space and obs["feedback"] == ""
@@ -138,7 +136,7 @@ def test_rollout_plays_two_turn_episodes_to_a_full_pass(tmp_path):
     from vector_gym.rollout import rollout
     from vector_gym.summary import summarize
 
-    env = VectorBenchEnv(max_turns=3)
+    env = make_vector_bench_env(max_turns=3)
     ids = env.task_ids[:4]
     pol = InvalidThenTarget(env.tasks)
     rows = rollout(env, pol, tmp_path / "r.jsonl", task_ids=ids, progress=False)
@@ -168,3 +166,41 @@ def test_unrepresentable_answer_keeps_the_previous_document(bad):
     assert obs["svg"] == task.source_svg
     assert obs in env.observation_space
     assert obs["feedback"]  # the errors of the answer are still reported
+
+
+def test_too_long_answer_keeps_the_document_and_feedback_names_it():
+    """Issue 12 item 6: an answer over max_response_chars is not read; the previous document
+    stays current and the feedback says why (not the report of an empty answer)."""
+    env, obs = _env(max_response_chars=4096)
+    task = env.get_task(TASK)
+    obs, r, term, trunc, info = env.step(task.target_svg + " " * 5000)
+    assert (r, term, trunc) == (0.0, False, False) and info["response_too_long"]
+    assert obs["svg"] == task.source_svg
+    assert "longer than 4096 characters" in obs["feedback"]
+    assert obs in env.observation_space
+
+
+@pytest.mark.parametrize("bad", [None, b"<svg/>", 42])
+def test_non_text_answer_keeps_the_document_and_feedback_names_it(bad):
+    env, obs = _env()
+    task = env.get_task(TASK)
+    obs, r, term, trunc, info = env.step(bad)
+    assert (r, term, trunc) == (0.0, False, False)
+    assert info["response_not_text"] == type(bad).__name__
+    assert obs["svg"] == task.source_svg
+    assert obs["feedback"] == f"The answer is not text ({type(bad).__name__}) and was not read; the document is unchanged."
+
+
+def test_next_document_is_the_one_scored_with_the_parity_rule():
+    """Issue 9: the next turn shows the document the scorer read. In parity mode the reference
+    rule takes the first complete root; the default rule the last one."""
+    env, obs = _env(parity=True)
+    task = env.get_task(TASK)
+    draft = task.source_svg.replace('fill="#8b5cf6"', 'fill="#000000"', 1)
+    answer = f"Draft: {draft} Final: {task.source_svg}"
+    from vector_gym.svg.extract import extract_svg
+
+    scored = extract_svg(answer, rule="reference")
+    assert scored == draft.strip() and extract_svg(answer) == task.source_svg.strip()
+    obs, *_ = env.step(answer)
+    assert obs["svg"] == scored

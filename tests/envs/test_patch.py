@@ -8,7 +8,7 @@ import statistics
 import pytest
 
 from vector_gym.envs.patch import PATCH_FORMAT_INSTRUCTIONS, decode_patch_action
-from vector_gym.envs.vector_bench import VectorBenchEnv
+from vector_gym.envs.vector_bench import make_vector_bench_env
 from vector_gym.rewards.spec import score
 from vector_gym.svg.patch import (
     MAX_EDITS,
@@ -137,7 +137,7 @@ def test_exact_target_patch_passes_all_bundled_vector_bench_tasks():
 
 
 def test_patch_format_env_scores_patches():
-    env = VectorBenchEnv(action_format="patch")
+    env = make_vector_bench_env(action_format="patch")
     task = env.get_task("sv_005")
     env.reset(options={"task_id": "sv_005"})
     text = patch_to_text(diff_patch(task.source_svg, task.target_svg))

@@ -6,8 +6,8 @@ import gymnasium
 import pytest
 
 import vector_gym  # noqa: F401  (registers the env ids)
-from vector_gym.envs.repairgen import RepairGenEnv
-from vector_gym.errors import ConfigError
+from vector_gym.envs.repairgen import RepairGenEnv, make_repairgen_env
+from vector_gym.errors import ConfigError, UnknownTaskError
 from vector_gym.svg.patch import diff_patch, patch_to_text
 from vector_gym.tasks.repairgen import RepairGenConfig, RepairGenCurriculum, RepairGenerator
 
@@ -44,8 +44,12 @@ def test_options_idx_matches_the_generator():
     }
     with pytest.raises(ConfigError, match="idx"):
         env.reset(options={"idx": -1})
-    with pytest.raises(ConfigError, match="unknown key"):
+    # issue 9: options={"task_id": ...} works for every suite, generated ids included
+    assert env.reset(options={"task_id": task.task_id}) == (obs, info)
+    with pytest.raises(UnknownTaskError, match="rg-SPLIT"):
         env.reset(options={"task_id": "x"})
+    with pytest.raises(ConfigError, match="unknown key"):
+        env.reset(options={"seed": 1})
 
 
 def test_splits_draw_from_disjoint_scenes():
@@ -93,7 +97,7 @@ def test_curriculum_raises_level_on_success():
 
 
 def test_patch_actions_on_generated_tasks():
-    env = RepairGenEnv(VB, action_format="patch")
+    env = make_repairgen_env(config=VB, action_format="patch")
     for s in range(8):
         obs, _ = env.reset(seed=s)
         patch = patch_to_text(diff_patch(obs["svg"], env.task.target_svg))

@@ -14,7 +14,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import vector_gym  # noqa: F401  (registers the ids)
-from vector_gym.envs.svgeditbench import SVGEditBenchV1Env, SVGEditBenchV2Env, v2_prompt
+from vector_gym.envs.svgeditbench import SVGEditBenchV1Env, SVGEditBenchV2Env, make_svgeditbench_v1_env, v2_prompt
 
 REPORT_KEYS = {
     "reward", "failure_reasons", "detail", "mse", "dino", "clipscore", "chamfer", "compression_ratio",
@@ -113,7 +113,7 @@ def test_v2_prompt_wording():
 
 
 def test_render_observation_image():
-    env = SVGEditBenchV1Env(kinds=("UpSideDown",), processes=0, render_observation=(24, 24))
+    env = make_svgeditbench_v1_env(kinds=("UpSideDown",), processes=0, render_observation=(24, 24))
     obs, _ = env.reset(seed=3)
     assert obs["image"].shape == (24, 24, 3) and obs["image"].dtype == np.uint8
     assert obs in env.observation_space
@@ -123,7 +123,7 @@ def test_render_observation_image():
 
 
 def test_check_env_v1_with_image():
-    env = SVGEditBenchV1Env(kinds=("Transparency",), processes=0, render_observation=(16, 16))
+    env = make_svgeditbench_v1_env(kinds=("Transparency",), processes=0, render_observation=(16, 16))
     check_env(env, skip_render_check=True)
 
 

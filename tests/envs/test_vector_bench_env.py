@@ -299,8 +299,9 @@ def test_hostile_responses_score_zero_through_step(name):
 
 
 def test_nan_scalar_coordinates_score_zero_with_a_named_reason():
-    # sv_001 requests train-door x (spec §14); the target with that x written as NaN is still valid
-    # (spec §10 checks path/points/transform/viewBox syntax only) but the x check fails
+    # sv_001 requests train-door x (spec §14); the target with that x written as NaN fails the
+    # default mode's validity with its own reason (issue 10: NaN is not an SVG number in any
+    # numeric attribute), so the x check fails with progress 0
     import re
 
     t = BY_ID["sv_001"]
@@ -312,7 +313,8 @@ def test_nan_scalar_coordinates_score_zero_with_a_named_reason():
     _, reward, _, _, info = env.step(bad)
     r = info["report"]
     assert reward == pytest.approx(0.2 * r["repair_progress"]) and r["reward"] == 0.0
-    assert r["failure_reasons"] == ["requested_repairs_incomplete"] and r["validity_pass"]
+    assert r["failure_reasons"][0] == "invalid_svg" and not r["validity_pass"]
+    assert r["detail"] == ["invalid_number"] and r["repair_progress"] == 0.0
     json.dumps(info, allow_nan=False)
 
 

@@ -224,3 +224,31 @@ def test_scoring_in_worker_processes_matches_in_process(tasks):
     fallback = [f"{oracle}\nfallback {k}" for k in range(3)]
     assert spec(completions=fallback, task_id=ids[:3]) == [1.0, 1.0, 1.0]
     assert spec._executor is None
+
+
+def test_spec_reward_refuses_svgeditbench_instead_of_scoring_zero():
+    """Issue 9: SVGEditBench tasks used to be scored by the specification reward (hidden v1
+    targets scored 0.0, silently); a raster suite is now refused with a clear error."""
+    from vector_gym.errors import ConfigError
+    from vector_gym.tasks.svgeditbench import load_svgeditbench_v1
+
+    with pytest.raises(ConfigError, match="svgeditbench_v1"):
+        spec_reward_func(load_svgeditbench_v1(kinds=("ChangeColor",))[:3])
+    with pytest.raises(ConfigError, match="svgeditbench_v2"):
+        repair_progress_reward_func("svgeditbench_v2")
+
+
+def test_spec_reward_of_the_repairgen_env_resolves_every_generated_id():
+    """Issue 9: spec_reward_func(gymnasium.make("vector_gym/RepairGen-v0")) saw a corpus of one
+    task and returned None for every other generated task."""
+    import gymnasium
+
+    import vector_gym  # noqa: F401
+    from vector_gym.tasks.repairgen import RepairGenConfig, RepairGenerator
+
+    env = gymnasium.make("vector_gym/RepairGen-v0")
+    spec = spec_reward_func(env)
+    others = list(RepairGenerator(RepairGenConfig(split="train"), seed=0).tasks(3, start=100))
+    rewards = spec(completions=[t.target_svg for t in others], task_id=[t.task_id for t in others])
+    assert rewards == [1.0, 1.0, 1.0]
+    assert spec(completions=["x"], task_id=["sv_001"]) == [None]

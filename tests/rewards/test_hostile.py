@@ -87,7 +87,11 @@ def test_nan_and_infinity_path_coordinates(parity):
 @pytest.mark.parametrize("parity", [False, True])
 def test_non_finite_requested_coordinate(value, parity):
     r = score(TASK, sub(TARGET, 'x="30"', f'x="{value}"'), parity)
-    assert r.reward == 0.0 and r.failure_reasons == ("requested_repairs_incomplete",)
+    if parity:
+        assert r.reward == 0.0 and r.failure_reasons == ("requested_repairs_incomplete",)
+    else:  # default mode: not an SVG number in a numeric attribute, a named validity failure
+        assert r.reward == 0.0 and r.failure_reasons[0] == "invalid_svg"
+        assert r.detail == ("invalid_number",)
     json.dumps(r.to_dict(), allow_nan=False)  # no NaN/inf float anywhere in the report dict
 
 
@@ -227,3 +231,20 @@ def test_produced_svg_size_limit(parity):
     assert r.reward == 0.0 and r.detail == ("too_large",) and not r.produced_parse_ok
     r = score(TASK, sub(TARGET, "</svg>", f'<path d="M0 0{arcs[:140_000]}"/></svg>'), parity)
     assert r.produced_parse_ok and r.validity_pass and "too_large" not in r.detail
+
+
+@pytest.mark.parametrize("depth", [127, 128, 129])
+def test_scorer_and_renderer_share_one_depth_limit(depth):
+    # Issue 10: a document the scorer accepts is one the renderer's precheck accepts, and the
+    # reverse (the scorer used to take 200 levels, the renderer 128).
+    from vector_gym.render.precheck import RenderRejected, check_tree
+    from vector_gym.svg.parse import MAX_DEPTH
+
+    doc = f"<svg {NS}>" + "<g>" * (depth - 1) + "</g>" * (depth - 1) + "</svg>"
+    scored = score(make_task(), doc)
+    try:
+        check_tree(doc)
+        rendered = True
+    except RenderRejected:
+        rendered = False
+    assert rendered == (depth <= MAX_DEPTH) == ("too_deep" not in scored.detail)

@@ -166,10 +166,12 @@ def test_nan_parity_reproduces_reference_bug():
 
 
 def test_nan_default_fails_without_progress():
-    # §16 item 7, our default: 'nan' is not a number → fails, undefined progress (counted 0).
+    # §16 item 7, our default: 'nan' is not a number in a numeric attribute → the document is
+    # invalid with a named reason (issue 10), the check fails, progress 0.
     r = score(make_task(), sub(TARGET, 'x="30"', 'x="nan"'))
     c = r.checks[0]
-    assert not c.passed and c.progress is None and r.repair_progress == 0.0 and not r.near_pass
+    assert not c.passed and c.progress == 0.0 and r.repair_progress == 0.0 and not r.near_pass
+    assert not r.validity_pass and r.detail == ("invalid_number",)
 
 
 @pytest.mark.parametrize("parity", PARITY)

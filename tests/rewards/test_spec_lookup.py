@@ -21,30 +21,36 @@ def node(markup: str) -> Node:
 # -- §7 reading order ----------------------------------------------------------------------------
 
 
+# Each row: markup, attribute, the reference's reading (parity, spec §7), default mode's reading
+# (issue 10: the SVG 2 / CSS grammars of vector_gym.svg).
 @pytest.mark.parametrize(
-    ("markup", "attr", "parity", "expected"),
+    ("markup", "attr", "ref", "svg2"),
     [
-        ('<rect x=" 12.50 "/>', "x", False, 12.5),  # step 10, scalar reading (folded, float)
-        ('<rect x="12.0"/>', "x", False, 12),  # integral → int
-        ('<rect x="10px"/>', "x", False, "10px"),  # not a number → the folded string
-        ('<rect style="x: 5; x: 7" x="9"/>', "x", False, 5),  # step 9: first style declaration wins
-        ('<rect style="X: 5" x="9"/>', "x", False, 9),  # step 9 is case-sensitive
-        ('<g transform="translate(4, 6)"/>', "y", False, 6),  # step 6: translate
-        ('<g transform="translate(4)"/>', "y", False, 0),  # ty absent → 0
-        ('<g transform="translate(1e1)"/>', "x", False, None),  # step-5 grammar: no exponent
-        ('<g transform="translate(3)" style="x:9"/>', "x", False, 3),  # translate beats style
-        ('<rect strokeWidth="2"/>', "stroke-width", False, 2),  # step 11: camelCase
-        ('<rect style="color: Red "/>', "color", False, "Red"),  # step 8: raw trimmed value
-        ('<polygon points="1,2 3,4"/>', "points", False, [[1.0, 2.0], [3.0, 4.0]]),  # step 7
-        ('<polygon points="1,2 3,x"/>', "points", False, None),  # conversion failure → missing
-        ('<svg viewBox="0,0 10 20"/>', "viewBox", False, [0.0, 0.0, 10.0, 20.0]),  # step 4
-        ('<g transform="scale(0.5)"/>', "size", False, 12.0),  # step 5: round(24·k, 4)
-        ('<rect x="1_0"/>', "x", True, 10),  # Python float() quirk [parity][bug]
-        ('<rect x="1_0"/>', "x", False, "1_0"),  # our default: not a number
-        ('<rect x="\uff11\uff10"/>', "x", False, 10),  # §15: Unicode digits read as 10
+        ('<rect x=" 12.50 "/>', "x", 12.5, 12.5),  # step 10, scalar reading (folded, float)
+        ('<rect x="12.0"/>', "x", 12, 12),  # integral → int
+        ('<rect x="10px"/>', "x", "10px", 10),  # reference: not a number; SVG 2: px = user units
+        ('<rect x="10mm"/>', "x", "10mm", "10mm"),  # other units stay text in both
+        ('<rect style="x: 5; x: 7" x="9"/>', "x", 5, 7),  # first declaration vs CSS last-wins
+        ('<rect style="x: 5 !important; x: 7"/>', "x", "5 !important", 5),  # !important
+        ('<rect style="X: 5" x="9"/>', "x", 9, 5),  # reference case-sensitive; CSS names are not
+        ('<g transform="translate(4, 6)"/>', "y", 6, 6),  # step 6: translate
+        ('<g transform="translate(4)"/>', "y", 0, 0),  # ty absent → 0
+        ('<g transform="translate(1e1)"/>', "x", None, 10),  # step-5 grammar: no exponent
+        ('<g transform="translate(3)" style="x:9"/>', "x", 3, 3),  # translate beats style
+        ('<rect strokeWidth="2"/>', "stroke-width", 2, 2),  # step 11: camelCase
+        ('<rect style="color: Red "/>', "color", "Red", "Red"),  # step 8: raw trimmed value
+        ('<polygon points="1,2 3,4"/>', "points", [[1.0, 2.0], [3.0, 4.0]], [[1.0, 2.0], [3.0, 4.0]]),
+        ('<polygon points="1,2 3.5.5"/>', "points", None, [[1.0, 2.0], [3.5, 0.5]]),  # packed
+        ('<polygon points="1,2 3,x"/>', "points", None, None),  # conversion failure → missing
+        ('<svg viewBox="0,0 10 20"/>', "viewBox", [0.0, 0.0, 10.0, 20.0], [0.0, 0.0, 10.0, 20.0]),
+        ('<g transform="scale(0.5)"/>', "size", 12.0, 12.0),  # step 5: round(24·k, 4)
+        ('<rect x="1_0"/>', "x", 10, "1_0"),  # Python float() quirk [parity][bug]; not a number
+        ('<rect x="\uff11\uff10"/>', "x", 10, "\uff11\uff10"),  # §15 Unicode digits; SVG: ASCII
     ],
 )
-def test_read_value(markup, attr, parity, expected):
+@pytest.mark.parametrize("parity", [True, False], ids=["parity", "default"])
+def test_read_value(markup, attr, ref, svg2, parity):
+    expected = ref if parity else svg2
     got = read_value(node(markup), attr, parity)
     assert got == expected and type(got) is type(expected)
 
@@ -142,3 +148,17 @@ def test_exact_string_match():
     swapped = sub(TARGET, 'x="30" y="10"', 'y="10" x="30"')
     r = score(task, swapped)
     assert not r.exact and r.structural and r.reward == 1.0
+
+
+def test_default_masking_removes_what_the_default_lookup_reads():
+    # Issue 10: in default mode ``FILL:`` in style is the fill (CSS names are case-insensitive),
+    # so masking must remove it too; a wrong fill there fails the edit but is not also blamed on
+    # unintended changes, and a right one passes.
+    wrong = sub(TARGET, 'fill="#6a1a1a"', 'style="FILL: #000000"')
+    r = score(make_task(edits=[{"part": "box", "attribute": "fill", "before": "#000000",
+                                "after": "#6a1a1a"}]), wrong)  # fmt: skip
+    assert not r.repair_pass and r.preservation_pass
+    right = sub(TARGET, 'fill="#6a1a1a"', 'style="FILL: #6A1A1A !important"')
+    r = score(make_task(edits=[{"part": "box", "attribute": "fill", "before": "#000000",
+                                "after": "#6a1a1a"}]), right)  # fmt: skip
+    assert r.reward == 1.0

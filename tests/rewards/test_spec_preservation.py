@@ -64,10 +64,16 @@ def test_protected_reference_quoted_after_renaming():
 
 
 def test_no_xmlns():
-    # §18 / §10 rule 1: no xmlns → valid, repair pass, preservation fail, UCR 1.0.
-    r = score(TASK, TARGET.replace(' xmlns="http://www.w3.org/2000/svg"', ""))
+    # §18 / §10 rule 1 (parity): no xmlns → valid, repair pass, preservation fail, UCR 1.0.
+    produced = TARGET.replace(' xmlns="http://www.w3.org/2000/svg"', "")
+    r = score(TASK, produced, parity=True)
     assert r.validity_pass and r.repair_pass and not r.preservation_pass
     assert r.unintended_change_rate == 1.0
+    # Default mode (issue 10): neither a silent pass nor blamed on unintended changes, but its
+    # own validity failure.
+    r = score(TASK, produced)
+    assert not r.validity_pass and r.detail == ("no_svg_namespace",)
+    assert r.failure_reasons[0] == "invalid_svg" and r.reward == 0.0
 
 
 def test_comments_and_indentation():

@@ -31,7 +31,6 @@ INVALID = {
     "bad-style": (with_extra('<g style="fill red"/>'), "invalid_attribute_syntax"),
     "root-not-svg": (TARGET.replace("<svg ", "<SVG ").replace("</svg>", "</SVG>"), "not_svg_root"),
     # §18 paths
-    "packed-numbers": (with_extra('<path d="M0.5.5 L1 1"/>'), "invalid_path_syntax"),
     "missing-argument": (with_extra('<path d="M0 0 L1"/>'), "invalid_path_syntax"),
     "z-first": (with_extra('<path d="Z"/>'), "invalid_path_syntax"),  # reference crash (§16 item 8)
     "z-before-moveto": (with_extra('<path d="L10 10 Z"/>'), "invalid_path_syntax"),
@@ -129,3 +128,48 @@ def test_viewport_fallback_for_unit_width():
     task = make_task(target=target, source=sub(target, 'x="30"', 'x="10"'))
     r = score(task, sub(target, 'x="30"', 'x="32"'))
     assert r.checks[0].tolerance == 2.5 and r.checks[0].passed
+
+
+@pytest.mark.parametrize(
+    "d", ["M0.5.5 L1 1", "M1.5.5", "M2e1.5 1e1 1", "M-.5.5.5 0"]
+)
+def test_packed_numbers_valid_only_in_default(d):
+    # Issue 10: packed numbers and compact arc flags are SVG 2 path grammar and the path reader
+    # parses them, so default-mode validity agrees; the reference's token stream (§4.3) rejects
+    # two unsigned numbers without a separator, which parity keeps.
+    produced = with_extra(f'<path d="{d}"/>')
+    assert score(TASK, produced).validity_pass
+    r = score(TASK, produced, parity=True)
+    assert not r.validity_pass and "invalid_path_syntax" in r.detail
+
+
+def test_every_svgeditbench_v2_target_the_path_reader_parses_is_valid():
+    # Issue 10: 433 of the 1,683 V2 targets hold packed numbers (``M1.5.5``, ``2e1.5``) that the
+    # path reader parses; validity used to reject them. Now validity agrees with the reader.
+    import re
+
+    from vector_gym.rewards._spec_validity import check_validity
+    from vector_gym.svg.canonical import REFERENCE, SVG2, to_node
+    from vector_gym.svg.parse import parse_svg
+    from vector_gym.svg.path_data import path_syntax_ok
+    from vector_gym.tasks.svgeditbench import load_svgeditbench_v2
+
+    tasks = load_svgeditbench_v2()
+    packed = re.compile(r'\sd="[^"]*(?:\.[0-9]+\.[0-9]|[eE][+-]?[0-9]+\.[0-9])')
+    n_packed = n_checked = 0
+    failing, parity_rejects = [], 0
+    for task in tasks:
+        root = parse_svg(task.target_svg)
+        if not all(path_syntax_ok(d) for d in root.xpath("//@d")):
+            continue
+        n_checked += 1
+        is_packed = packed.search(task.target_svg) is not None
+        n_packed += is_packed
+        valid, detail, _ = check_validity(to_node(root, dialect=SVG2), False)
+        if not valid:
+            failing.append((task.task_id, detail))
+        if is_packed and not check_validity(to_node(root, dialect=REFERENCE), True)[0]:
+            parity_rejects += 1
+    assert not failing, failing[:5]
+    assert n_checked == len(tasks) and n_packed == 433  # all 1,683 parse; 433 are packed
+    assert parity_rejects == n_packed  # the reference's token stream still rejects every one

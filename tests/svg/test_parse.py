@@ -152,8 +152,10 @@ def test_too_large_is_cheap():
 
 def test_too_deep():
     assert _reason("<g>" * 10_000 + "</g>" * 10_000) == P.TOO_DEEP  # libxml2's own 256 limit
-    assert _reason("<svg>" + "<g>" * 200 + "</g>" * 200 + "</svg>") == P.TOO_DEEP  # depth 201
-    assert parse_svg("<svg>" + "<g>" * 199 + "</g>" * 199 + "</svg>").tag == "svg"  # depth 200
+    # One depth limit for the product (issue 10): MAX_DEPTH = 128, the renderer's limit too.
+    assert P.MAX_DEPTH == 128
+    assert _reason("<svg>" + "<g>" * 128 + "</g>" * 128 + "</svg>") == P.TOO_DEEP  # depth 129
+    assert parse_svg("<svg>" + "<g>" * 127 + "</g>" * 127 + "</svg>").tag == "svg"  # depth 128
     assert _reason("<a><b><c/></b></a>", ParseLimits(max_depth=2)) == P.TOO_DEEP
 
 

@@ -160,3 +160,17 @@ def test_emoji_name_errors():
         codepoint_name(["e000"])
     with pytest.raises(ValueError):
         codepoint_name(["1f600", "1f600"])
+
+
+def test_v1_edit_sources_go_through_parse_svg_limits():
+    # Issue 10: the v1 edit reader used a bare ElementTree parse that bypassed parse_svg's
+    # limits; a nesting bomb or an entity declaration is now refused like everywhere else.
+    from vector_gym.errors import ConfigError
+    from vector_gym.tasks.svgeditbench import apply_v1_edit
+
+    ns = 'xmlns="http://www.w3.org/2000/svg"'
+    deep = f"<svg {ns}>" + "<g>" * 200 + "</g>" * 200 + "</svg>"
+    bomb = f'<!DOCTYPE svg [<!ENTITY a "aaaa">]><svg {ns}><text>&a;</text></svg>'
+    for text in (deep, bomb):
+        with pytest.raises(ConfigError, match="source_svg"):
+            apply_v1_edit(text, "CropToHalf")

@@ -1,50 +1,32 @@
-"""The generic single-turn editing environment: a task source, a scorer, an episode protocol.
+"""``EditEnv(suite)``: the small single-turn editing environment (layer 6).
 
-Layer 5. An environment holds no scoring logic: it shows the policy one task's
-instruction and source SVG, hands the policy's response to a *scorer* and turns the
-scorer's report into ``(obs, reward, terminated, truncated, info)``. Concrete envs
-(:class:`~vector_gym.envs.vector_bench.VectorBenchEnv`, the SVGEditBench and
-RepairGen envs) subclass :class:`EditEnv` and choose the task list, the scorer and,
-if they want, the scalar reward (:meth:`EditEnv.reward_from_report`) and the
-observation (:meth:`EditEnv.observation`).
-
-The scorer protocol
--------------------
-A scorer is any object with ``score_response(task, response) -> report`` where
-``task`` is a :class:`~vector_gym.tasks.task.Task`, ``response`` the raw policy text
-(the scorer extracts the SVG itself) and ``report`` an object with
-
-- ``reward`` (float): the scorer's own reward (for the specification reward, 0 or 1);
-- ``failure_reasons`` (tuple of str): named reasons, empty on success;
-- ``to_dict()`` returning plain JSON types with no NaN and no wall-clock timing
-  (it goes into ``info["report"]`` and must pass Gymnasium's determinism check).
-
-A scorer must never raise for anything a policy wrote (hostile or broken outputs
-score 0 with a named reason, in bounded time and memory).
+An environment holds no scoring logic and names no benchmark: it shows the policy one task of
+a :class:`~vector_gym.suites.Suite` (instruction and source SVG), hands the raw response to
+``suite.score_many`` and returns ``suite.reward(report)`` as the step reward. Variants are
+Gymnasium wrappers (:mod:`vector_gym.envs.wrappers`): JSON patch actions, multi-turn episodes
+with editor feedback, rendered image observations and progress shaping;
+:func:`vector_gym.envs.make_env` composes them.
 
 Episode protocol
 ----------------
-``reset(seed=..., options={"task_id": ...})`` picks a task (explicitly, or from
-``self.np_random`` alone so that the same seed gives the same task) and returns the
-observation ``{"instruction": str, "svg": str}``: never the target, E or U.
+``reset(seed=..., options={"task_id": ...})`` picks a task (explicitly, for every suite, including
+generated RepairGen ids; or from ``self.np_random`` alone, so that the same seed gives the same
+task) and returns ``{"instruction": str, "svg": str}``: never the target, E or U.
 ``step(response)`` scores the response and ends the episode (``terminated=True``,
 ``truncated=False``). One episode = one task = one response.
 
-Options every env accepts (:mod:`vector_gym.envs.patch`):
+State the wrappers read (public attributes): ``task`` (the episode's task), ``current_svg``
+(the document the next answer edits: the source after reset), ``last_report`` (the report
+object of the last step) and ``answer_svg`` (the document the suite's extraction rule read from
+the last response; None when none: the one scored, and the one a multi-turn episode shows next).
 
-- ``action_format="patch"``: the response is a JSON edit script applied to the current
-  SVG before scoring (:mod:`vector_gym.svg.patch`); an unreadable or unappliable script
-  scores 0 with ``info["action_error"]``.
-- ``max_turns=k > 1``: multi-turn. After an answer that is not a full pass the episode
-  continues; the next observation holds the current SVG (the last answer's document) and
-  ``"feedback"`` (parse and validity errors only, never the target or the failing checks).
-  Terminated on a full pass, truncated after k answers; see :meth:`EditEnv.step` for the
-  per-turn rewards.
+The legacy form ``EditEnv(tasks, scorer)`` (a task list and an object with
+``score_response(task, response)`` or ``score_many(tasks, responses)``) builds an unregistered
+suite of those parts.
 """
 
 from __future__ import annotations
 
-import math
 import string
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
@@ -54,12 +36,14 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
 from vector_gym.errors import ConfigError, UnknownTaskError
+from vector_gym.suites import Suite, get_suite
 from vector_gym.tasks.task import Task
 
 __all__ = [
     "BASE_CHARSET",
     "DEFAULT_MAX_RESPONSE_CHARS",
     "EditEnv",
+    "MIN_OBSERVATION_CHARS",
     "Report",
     "ResponseScorer",
     "corpus_charset",
@@ -79,7 +63,7 @@ MIN_OBSERVATION_CHARS = 65_536
 
 @runtime_checkable
 class Report(Protocol):
-    """What a scorer returns (see the module docstring)."""
+    """What a scorer returns (``reward``, ``failure_reasons``, ``to_dict()``)."""
 
     reward: float
     failure_reasons: tuple[str, ...]
@@ -91,11 +75,21 @@ class Report(Protocol):
 
 @runtime_checkable
 class ResponseScorer(Protocol):
-    """Anything that scores a raw policy response against a task (see the module docstring)."""
+    """A legacy one-response scorer (``EditEnv(tasks, scorer)``)."""
 
     def score_response(self, task: Task, response: str) -> Report:
         """Extract the SVG from ``response`` and score it; never raises for policy output."""
         ...
+
+
+class _OneByOne:
+    """``score_many`` over a legacy ``score_response`` scorer."""
+
+    def __init__(self, scorer: Any) -> None:
+        self.inner = scorer
+
+    def score_many(self, tasks: Sequence[Task], responses: Sequence[Any]) -> list[Any]:
+        return [self.inner.score_response(t, r) for t, r in zip(tasks, responses, strict=True)]
 
 
 def corpus_charset(tasks: Iterable[Task], extra: Iterable[str] = ()) -> frozenset[str]:
@@ -103,17 +97,6 @@ def corpus_charset(tasks: Iterable[Task], extra: Iterable[str] = ()) -> frozense
 
     Covers ``instruction``, ``source_svg`` and ``target_svg`` of every task, so every
     observation is in the observation space and the target is in the action space.
-
-    Parameters
-    ----------
-    tasks : iterable of Task
-    extra : iterable of str
-        More characters (or strings whose characters) to include.
-
-    Returns
-    -------
-    frozenset of str
-        Single characters.
     """
     chars = set(BASE_CHARSET)
     for t in tasks:
@@ -125,161 +108,145 @@ def corpus_charset(tasks: Iterable[Task], extra: Iterable[str] = ()) -> frozense
     return frozenset(chars)
 
 
+def _suite_of(suite: Any, scorer: Any, tasks: Any) -> tuple[Suite, list[Task] | None]:
+    """The suite and explicit task list of the constructor's (possibly legacy) arguments."""
+    if isinstance(suite, Suite) or isinstance(suite, str):
+        if scorer is not None:
+            raise ConfigError("scorer: a suite brings its own scorer; pass EditEnv(suite) alone")
+        return get_suite(suite), (None if tasks is None else list(tasks))
+    task_list = list(suite if suite is not None else (tasks if tasks is not None else []))
+    if scorer is None or not (hasattr(scorer, "score_many") or hasattr(scorer, "score_response")):
+        raise ConfigError(
+            "scorer: expected an object with score_many(tasks, responses) or score_response(task, response), "
+            f"got {type(scorer).__name__}"
+        )
+    if not hasattr(scorer, "score_many"):
+        scorer = _OneByOne(scorer)
+    family = next((t.family for t in task_list if isinstance(t, Task) and t.family), "") or "custom"
+    return Suite("custom", tasks=task_list, scorer=scorer, family=family, env_id=""), task_list
+
+
 class EditEnv(gym.Env[dict[str, str], str]):
-    """Single-turn instruction-based SVG editing environment (generic base).
+    """Single-turn instruction-based SVG editing on one suite's tasks.
 
     Parameters
     ----------
-    tasks : sequence of Task
-        The task source (non-empty, unique ``task_id``). Order matters for
-        ``task_order="sequential"`` and for the seed-to-task mapping.
-    scorer : ResponseScorer
-        Scores ``(task, response)``; see the module docstring for the protocol.
+    suite : Suite or str
+        The benchmark (a :class:`~vector_gym.suites.Suite` or a registered name). Legacy: a
+        sequence of Task, with ``scorer``.
+    scorer : object, optional
+        Legacy only (see the module docstring).
+    tasks : sequence of Task, optional
+        The episodes' tasks (non-empty, unique ``task_id``); default ``suite.tasks(split)``.
+        Order matters for ``task_order="sequential"`` and the seed-to-task mapping.
+    split : str, optional
+        Split of ``suite.tasks`` (default the suite's default split).
     max_response_chars : int
-        ``max_length`` of the action space. A longer response is outside the action
-        space and is not scored: it gets the report of an empty response (reward 0,
-        no SVG found) and ``info["response_too_long"] = True``. This bounds the work
-        any step can do whatever the scorer does.
+        ``max_length`` of the action space. A longer response is not scored: it gets the report
+        of an empty response (reward 0) and ``info["response_too_long"] = True``.
     task_order : {"random", "sequential"}
         How ``reset()`` without ``options["task_id"]`` picks the task: uniformly from
-        ``self.np_random`` (default), or cycling through ``tasks`` in order (a seeded
-        reset restarts the cycle at the first task). Sequential order lets a vector of
-        envs with disjoint task shards visit every task exactly once.
+        ``self.np_random`` (default), or cycling through the tasks (a seeded reset restarts the
+        cycle), so a vector of envs with disjoint task shards visits every task exactly once.
     render_mode : None
-        No render modes are supported (text env).
-    render_observation : (int, int), optional
-        ``(H, W)``: the observation also holds ``"image"``, the source SVG rendered
-        on white as an ``(H, W, 3)`` uint8 array (rendered once per task with
-        :func:`vector_gym.render.render_many`), for vision-language policies. A source
-        that fails to render gives a white image.
-    render_backend : {"skia", "resvg", "cairosvg"}
-        Renderer of ``render_observation``.
+        No render modes (text env; :class:`~vector_gym.envs.wrappers.ImageObservation` adds images).
 
     Attributes
     ----------
     observation_space : gymnasium.spaces.Dict
-        ``{"instruction": Text, "svg": Text}`` with an explicit charset
-        (:func:`corpus_charset` of the tasks) and ``max_length`` at least 65,536.
+        ``{"instruction": Text, "svg": Text}`` with an explicit charset (:func:`corpus_charset`)
+        and ``max_length`` at least 65,536.
     action_space : gymnasium.spaces.Text
-        Same charset, ``max_length = max_response_chars``, ``min_length = 0``.
-        Gymnasium's default ``Text`` charset is alphanumeric only, which would not
-        contain ``<``, ``"`` or a space.
+        Same charset, ``max_length = max_response_chars``.
+
+    Raises
+    ------
+    ConfigError
+        Empty or duplicate tasks, a bad scorer, ``max_response_chars`` < 1, unknown
+        ``task_order`` or a render mode.
 
     Notes
     -----
-    Text spaces do not survive Gymnasium 1.4's shared-memory transport (the strings
-    come back as padding characters), so use
-    ``gymnasium.vector.AsyncVectorEnv(fns, shared_memory=False)``;
-    ``SyncVectorEnv`` needs nothing special.
+    Text spaces do not survive Gymnasium 1.4's shared-memory transport, so use
+    ``gymnasium.vector.AsyncVectorEnv(fns, shared_memory=False)``.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
-    #: Registered Gymnasium id; names the env in rollout rows when the env was built without ``make``.
+    #: Registered Gymnasium id; names the env in rollout rows when built without ``make``.
     env_id: ClassVar[str] = ""
-    #: Family label reported in ``info`` when the task has none.
-    default_family: ClassVar[str] = ""
+    #: Answers are whole SVG documents (:class:`~vector_gym.envs.wrappers.PatchActions` changes it).
+    action_format: ClassVar[str] = "svg"
+    #: Answers per episode (:class:`~vector_gym.envs.wrappers.MultiTurn` changes it).
+    max_turns: ClassVar[int] = 1
+    #: Per-episode state (:func:`vector_gym.envs.wrappers.episode_state`).
+    EPISODE_FIELDS: ClassVar[tuple[str, ...]] = (
+        "task", "current_svg", "last_report", "answer_svg", "_done", "_tasks", "_index",
+    )
 
     def __init__(
         self,
-        tasks: Sequence[Task],
-        scorer: ResponseScorer,
+        suite: Suite | str | Sequence[Task] | None = None,
+        scorer: Any = None,
         *,
+        tasks: Sequence[Task] | None = None,
+        split: str | None = None,
         max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS,
         task_order: Literal["random", "sequential"] = "random",
         render_mode: str | None = None,
-        render_observation: tuple[int, int] | None = None,
-        render_backend: str = "skia",
-        action_format: Literal["svg", "patch"] = "svg",
-        max_turns: int = 1,
     ) -> None:
-        tasks = list(tasks)
-        if not tasks:
-            raise ConfigError("tasks: expected at least one Task, got an empty sequence")
-        for t in tasks:
-            if not isinstance(t, Task):
-                raise ConfigError(f"tasks: expected Task objects, got {type(t).__name__}")
-        index: dict[str, int] = {}
-        for i, t in enumerate(tasks):
-            if t.task_id in index:
-                raise ConfigError(f"tasks: duplicate task_id {t.task_id!r}")
-            index[t.task_id] = i
-        if not hasattr(scorer, "score_response"):
-            raise ConfigError(
-                f"scorer: expected an object with score_response(task, response), got {type(scorer).__name__}"
-            )
+        self.suite, explicit = _suite_of(suite, scorer, tasks)
+        if not self.env_id and self.suite.env_id:  # rows of a user suite name it by its env id
+            self.env_id = self.suite.env_id
+        task_list = explicit if explicit is not None else self._default_tasks(split)
+        self._set_tasks(task_list)
         if not isinstance(max_response_chars, int) or max_response_chars < 1:
-            raise ConfigError(
-                f"max_response_chars: expected a positive int, got {max_response_chars!r}"
-            )
+            raise ConfigError(f"max_response_chars: expected a positive int, got {max_response_chars!r}")
         if task_order not in ("random", "sequential"):
             raise ConfigError(f"task_order: expected 'random' or 'sequential', got {task_order!r}")
         if render_mode is not None:
             raise ConfigError(f"render_mode: expected None (no render modes), got {render_mode!r}")
-        if action_format not in ("svg", "patch"):
-            raise ConfigError(f"action_format: expected 'svg' or 'patch', got {action_format!r}")
-        if not isinstance(max_turns, int) or isinstance(max_turns, bool) or max_turns < 1:
-            raise ConfigError(f"max_turns: expected an int >= 1, got {max_turns!r}")
-        self.action_format = action_format
-        self.max_turns = max_turns
-        self._turn = 0
-        self._current_svg = ""
-        self._feedback = ""
-        self._last_answer_reward = 0.0
-
-        self._tasks: tuple[Task, ...] = tuple(tasks)
-        self._index = index
-        self.scorer = scorer
         self.max_response_chars = max_response_chars
         self.task_order = task_order
         self.render_mode = render_mode
         self._cursor = 0
-        self._task: Task | None = None
+        self.task: Task | None = None
+        self.current_svg = ""
+        self.last_report: Any = None
+        self.answer_svg: str | None = None
         self._done = True
-
-        charset = corpus_charset(self._tasks)
-        longest = max(max(len(t.instruction), len(t.source_svg)) for t in self._tasks)
-        obs_len = max(MIN_OBSERVATION_CHARS, longest)
-        self.observation_space = spaces.Dict(
-            {
-                "instruction": spaces.Text(max_length=obs_len, min_length=0, charset=charset),
-                "svg": spaces.Text(max_length=obs_len, min_length=0, charset=charset),
-            }
-        )
-        self.action_space = spaces.Text(
-            max_length=max_response_chars, min_length=0, charset=charset
-        )
-        self.render_observation: tuple[int, int] | None = None
-        self.render_backend = render_backend
-        self._images: dict[str, Any] = {}
-        if render_observation is not None:
-            try:
-                h, w = (int(v) for v in render_observation)
-            except (TypeError, ValueError):
-                raise ConfigError(f"render_observation: expected (H, W) ints, got {render_observation!r}") from None
-            if not (1 <= h <= 4096 and 1 <= w <= 4096):
-                raise ConfigError(f"render_observation: expected sides in 1..4096, got {render_observation!r}")
-            import numpy as np
-
-            self.render_observation = (h, w)
-            self.observation_space = spaces.Dict(
-                {**self.observation_space.spaces, "image": spaces.Box(0, 255, (h, w, 3), np.uint8)}
-            )
-        if max_turns > 1:  # multi-turn: the editor feedback on the previous answer
-            # the current SVG is an earlier answer (at most max_response_chars) or a patched
-            # document (the source plus at most max_turns patches), in the action charset
-            svg_len = max(obs_len, longest + max_turns * max_response_chars)
-            self.observation_space = spaces.Dict(
-                {
-                    **self.observation_space.spaces,
-                    "svg": spaces.Text(max_length=svg_len, min_length=0, charset=charset),
-                    "feedback": spaces.Text(max_length=4096, min_length=0, charset=BASE_CHARSET),
-                }
-            )
+        self._prescored: dict[tuple[str, str], Any] = {}
+        charset, longest = self._space_basis()
+        self.charset = charset
+        self.observation_chars = max(MIN_OBSERVATION_CHARS, longest)
+        text = spaces.Text(max_length=self.observation_chars, min_length=0, charset=charset)
+        self.observation_space = spaces.Dict({"instruction": text, "svg": text})
+        self.action_space = spaces.Text(max_length=max_response_chars, min_length=0, charset=charset)
 
     # ------------------------------------------------------------------ tasks
+    def _default_tasks(self, split: str | None) -> list[Task]:
+        return self.suite.tasks(split)
+
+    def _set_tasks(self, tasks: list[Task]) -> None:
+        if not tasks:
+            raise ConfigError("tasks: expected at least one Task, got an empty sequence")
+        index: dict[str, int] = {}
+        for i, t in enumerate(tasks):
+            if not isinstance(t, Task):
+                raise ConfigError(f"tasks: expected Task objects, got {type(t).__name__}")
+            if t.task_id in index:
+                raise ConfigError(f"tasks: duplicate task_id {t.task_id!r}")
+            index[t.task_id] = i
+        self._tasks: tuple[Task, ...] = tuple(tasks)
+        self._index = index
+
+    def _space_basis(self) -> tuple[frozenset[str], int]:
+        """``(charset, longest instruction or source)`` of the spaces (subclasses widen them)."""
+        longest = max(max(len(t.instruction), len(t.source_svg)) for t in self._tasks)
+        return corpus_charset(self._tasks), longest
+
     @property
     def tasks(self) -> tuple[Task, ...]:
-        """The task source, in order."""
+        """The episodes' tasks, in order."""
         return self._tasks
 
     @property
@@ -288,72 +255,83 @@ class EditEnv(gym.Env[dict[str, str], str]):
         return [t.task_id for t in self._tasks]
 
     @property
-    def task(self) -> Task | None:
-        """The current episode's task (None before the first reset)."""
-        return self._task
+    def default_family(self) -> str:
+        """Family reported for a task without one (the suite's)."""
+        return self.suite.family
 
-    @staticmethod
-    def load_tasks(source: Any = None) -> list[Task]:
-        """Load this env's task source from a path (the CLI's ``--tasks``); subclasses override.
-
-        Raises
-        ------
-        ConfigError
-            This env has no task loader.
-        """
-        raise ConfigError("this environment does not load tasks from a path; pass tasks= instead")
+    def load_tasks(self, source: Any = None) -> list[Task]:
+        """Load tasks with the suite's loader (the CLI's ``--tasks``)."""
+        return self.suite.load_tasks(source)
 
     def get_task(self, task_id: str) -> Task:
-        """Return the task with this id.
+        """The task with this id: one of :attr:`tasks`, or a generated id the suite regenerates.
 
         Raises
         ------
         UnknownTaskError
-            The id is not in this env's tasks; the message lists the valid ids.
+            Neither; the message lists this env's ids.
         """
         try:
             return self._tasks[self._index[task_id]]
         except (KeyError, TypeError):
-            raise UnknownTaskError(
-                f"unknown task_id {task_id!r}; expected one of: {', '.join(self.task_ids)}"
-            ) from None
+            pass
+        if getattr(self.suite, "generated", False):
+            return self.suite.get_task(task_id)
+        raise UnknownTaskError(f"unknown task_id {task_id!r}; expected one of: {', '.join(self.task_ids)}")
 
-    # ------------------------------------------------------------ hooks
-    def _observe(self, task: Task) -> dict[str, Any]:
-        """:meth:`observation` plus ``"image"`` when ``render_observation`` is set (cached per task)."""
-        obs: dict[str, Any] = self.observation(task)
-        if self.render_observation is not None:
-            img = self._images.get(task.task_id)
-            if img is None:
-                from vector_gym.render import render_many
-
-                batch = render_many([task.source_svg], size=self.render_observation, backend=self.render_backend)
-                img = batch.images[0].copy()
-                img.setflags(write=False)
-                self._images[task.task_id] = img
-            obs["image"] = img.copy()
-        return obs
-
+    # ------------------------------------------------------------------ hooks
     def observation(self, task: Task) -> dict[str, str]:
-        """Return the policy's view of ``task``: ``{"instruction", "svg"}`` (a fresh dict)."""
-        return {"instruction": task.instruction, "svg": task.source_svg}
-
-    def reward_from_report(self, report: Report) -> float:
-        """Turn a scorer report into the scalar step reward (default: ``report.reward``)."""
-        r = float(report.reward)
-        return r if math.isfinite(r) else 0.0
+        """The policy's view: ``{"instruction", "svg"}`` with the current document (a fresh dict)."""
+        return {"instruction": task.instruction, "svg": self.current_svg or task.source_svg}
 
     def task_info(self, task: Task) -> dict[str, Any]:
-        """Return the info dict of a reset: ``task_id``, ``family``, ``metadata`` (fresh JSON types)."""
-        return {
-            "task_id": task.task_id,
-            "family": task.family or self.default_family,
-            "metadata": task.meta(),
-        }
+        """The info dict of a reset: ``task_id``, ``family``, ``metadata`` (fresh JSON types)."""
+        return {"task_id": task.task_id, "family": task.family or self.default_family, "metadata": task.meta()}
 
-    def score_response(self, task: Task, response: str) -> Report:
-        """Score ``response`` for ``task`` with this env's scorer (no episode state involved)."""
-        return self.scorer.score_response(task, response)
+    def score_response(self, task: Task, response: str) -> Any:
+        """Score ``response`` for ``task`` with the suite (no episode state involved)."""
+        return self.suite.score_response(task, response)
+
+    def reward_from_report(self, report: Any) -> float:
+        """The scalar step reward of a report: ``suite.reward(report)``."""
+        return self.suite.reward(report)
+
+    def _draw_task(self, seed: int | None) -> Task:
+        if self.task_order == "sequential":
+            if seed is not None:
+                self._cursor = 0
+            task = self._tasks[self._cursor % len(self._tasks)]
+            self._cursor += 1
+            return task
+        return self._tasks[int(self.np_random.integers(len(self._tasks)))]
+
+    def prescore(self, tasks: Sequence[Task], responses: Sequence[str]) -> None:
+        """Score a batch with one ``suite.score_many`` call for the steps that follow.
+
+        The next :meth:`step` on ``tasks[i]`` whose scored text is ``responses[i]`` takes its
+        report from this batch instead of scoring again (one render batch for a raster suite);
+        the batch replaces any earlier one. Used by :func:`vector_gym.rollout.rollout`.
+        """
+        reports = self.suite.score_many(tasks, responses)
+        self._prescored = {(t.task_id, r): rep for t, r, rep in zip(tasks, responses, reports, strict=True)}
+
+    def _score(self, task: Task, response: str) -> Any:
+        hit = self._prescored.get((task.task_id, response))
+        return hit if hit is not None else self.suite.score_response(task, response)
+
+    def resume(self, current_svg: str | None = None) -> None:
+        """Keep the episode open for another answer (multi-turn), optionally on a new document.
+
+        Raises
+        ------
+        gymnasium.error.ResetNeeded
+            No episode was started.
+        """
+        if self.task is None:
+            raise ResetNeeded("expected reset() before resume()")
+        if current_svg is not None:
+            self.current_svg = current_svg
+        self._done = False
 
     # ------------------------------------------------------------ gym API
     def reset(
@@ -371,15 +349,14 @@ class EditEnv(gym.Env[dict[str, str], str]):
         Returns
         -------
         observation : dict
-            ``{"instruction": str, "svg": str}`` (the source SVG; never the target,
-            requested edits or protected ids).
+            ``{"instruction": str, "svg": str}`` (the source SVG).
         info : dict
             ``task_id``, ``family`` and ``metadata`` (JSON types).
 
         Raises
         ------
         UnknownTaskError
-            ``options["task_id"]`` is not one of this env's tasks (message lists them).
+            ``options["task_id"]`` is not a task of this env (message lists them).
         ConfigError
             ``options`` has a key other than ``task_id``.
         """
@@ -388,36 +365,13 @@ class EditEnv(gym.Env[dict[str, str], str]):
         unknown = sorted(set(options) - {"task_id"})
         if unknown:
             raise ConfigError(f"options: expected only 'task_id', got unknown key(s) {unknown}")
-        if "task_id" in options:
-            task = self.get_task(options["task_id"])
-        elif self.task_order == "sequential":
-            if seed is not None:
-                self._cursor = 0
-            task = self._tasks[self._cursor % len(self._tasks)]
-            self._cursor += 1
-        else:
-            task = self._tasks[int(self.np_random.integers(len(self._tasks)))]
-        self._task = task
+        task = self.get_task(options["task_id"]) if "task_id" in options else self._draw_task(seed)
+        self.task = task
+        self.current_svg = task.source_svg
+        self.last_report = None
+        self.answer_svg = None
         self._done = False
-        self._turn = 0
-        self._current_svg = task.source_svg
-        self._feedback = ""
-        self._last_answer_reward = 0.0
-        return self._turn_observation(task), self.task_info(task)
-
-    def _turn_observation(self, task: Task) -> dict[str, Any]:
-        """:meth:`_observe`, with the current SVG and ``feedback`` in multi-turn episodes."""
-        obs = self._observe(task)
-        if self.max_turns > 1:
-            if self._turn > 0:
-                obs["svg"] = self._current_svg
-                if "image" in obs:
-                    from vector_gym.render import render_many
-
-                    batch = render_many([self._current_svg], size=self.render_observation, backend=self.render_backend)
-                    obs["image"] = batch.images[0].copy()
-            obs["feedback"] = "".join(c if c in BASE_CHARSET else "?" for c in self._feedback)[:4096]
-        return obs
+        return self.observation(task), self.task_info(task)
 
     def step(self, action: str) -> tuple[dict[str, str], float, bool, bool, dict[str, Any]]:
         """Score one response and end the episode.
@@ -425,73 +379,38 @@ class EditEnv(gym.Env[dict[str, str], str]):
         Parameters
         ----------
         action : str
-            The policy's raw response (the scorer extracts the SVG: a fenced block,
-            a bare ``<svg>...</svg>`` with prose around it, ...).
+            The raw response (the suite extracts the SVG with its rule).
 
         Returns
         -------
         observation : dict
             The episode's observation again (fresh dict).
         reward : float
-            :meth:`reward_from_report` of the report.
-        terminated : bool
-            Single-turn (``max_turns=1``): always True. Multi-turn: True on a full pass
-            (``report.reward >= 1``).
-        truncated : bool
-            True when a multi-turn episode reaches ``max_turns`` without a full pass.
+            ``suite.reward(report)``.
+        terminated, truncated : bool
+            Always True, False.
         info : dict
-            ``task_id``, ``family``, ``report`` (the scorer report's ``to_dict()``:
-            every gate, check and distance) and ``response_too_long`` (bool); for an
-            action that is not a ``str`` (``None``, ``bytes``, ...) also ``response_not_text``
-            (its type name; it is scored as an empty response, reward 0); with
-            ``action_format="patch"`` also ``action_error`` (None, or ``{"reason",
-            "message"}`` of a patch that could not be applied; the answer then scores as an
-            empty response); with ``max_turns > 1`` also ``turn`` (1-based) and
-            ``answer_reward`` (R_t, the :meth:`reward_from_report` of this answer).
-
-        Notes
-        -----
-        Rewards. The step reward is ``R_t - R_(t-1)`` with ``R_0 = 0`` and ``R_t`` the
-        reward of the t-th answer, so a single-turn step returns ``R_1`` and the
-        undiscounted return of a multi-turn episode is the reward of its last answer
-        (a worse answer after a better one gives a negative step reward).
+            ``task_id``, ``family``, ``report`` (``to_dict()``: every gate, check and distance)
+            and ``response_too_long`` (bool); for an action that is not a ``str`` also
+            ``response_not_text`` (its type name). Neither kind of answer is read: both score
+            as the empty response (reward 0).
 
         Raises
         ------
         gymnasium.error.ResetNeeded
             ``step`` before ``reset`` or after the episode ended.
         """
-        if self._task is None or self._done:
-            raise ResetNeeded(
-                "expected reset() before step(): the episode has ended or not started"
-            )
-        # A policy that returns no text (None from a failed API call, bytes, ...) must not crash
-        # a training loop: the answer is scored as an empty response (reward 0, no SVG found)
-        # and flagged in ``info["response_not_text"]`` (review R1).
+        if self.task is None or self._done:
+            raise ResetNeeded("expected reset() before step(): the episode has ended or not started")
+        task = self.task
         not_text = not isinstance(action, str)
-        task = self._task
         too_long = not not_text and len(action) > self.max_response_chars
-        response = "" if too_long or not_text else action
-        action_error = None
-        if self.action_format == "patch" and not too_long and not not_text:
-            from vector_gym.envs.patch import decode_patch_action
-
-            patched = decode_patch_action(response, self._current_svg)
-            if patched.ok:
-                response = patched.svg
-            else:
-                action_error = {"reason": patched.reason, "message": patched.message}
-                response = ""
-        report = self.scorer.score_response(task, response)
-        answer_reward = self.reward_from_report(report)
-        # multi-turn: per-turn reward = R_t - R_(t-1) with R_0 = 0, so the return is R_T
-        reward = answer_reward - self._last_answer_reward
-        self._last_answer_reward = answer_reward
-        self._turn += 1
-        terminated = self.max_turns == 1 or float(report.reward) >= 1.0
-        truncated = not terminated and self._turn >= self.max_turns
-        self._done = terminated or truncated
-        info = {
+        response = "" if not_text or too_long else action
+        report = self._score(task, response)
+        self.last_report = report
+        self.answer_svg = self.suite.extract(response) if response else None
+        self._done = True
+        info: dict[str, Any] = {
             "task_id": task.task_id,
             "family": task.family or self.default_family,
             "report": report.to_dict(),
@@ -499,28 +418,7 @@ class EditEnv(gym.Env[dict[str, str], str]):
         }
         if not_text:
             info["response_not_text"] = type(action).__name__
-        if self.action_format == "patch":
-            info["action_error"] = action_error
-        if self.max_turns > 1:
-            from vector_gym.envs.patch import editor_feedback
-            from vector_gym.svg.extract import extract_svg
-
-            info["turn"] = self._turn
-            info["answer_reward"] = answer_reward
-            # The next observation shows the answer as the current document, unless it holds
-            # characters the observation space cannot carry (NUL, lone surrogates, characters
-            # outside the corpus charset): then the previous document stays current and the
-            # feedback reports the answer's errors.
-            if self.action_format == "patch":
-                candidate = response if action_error is None else None
-            elif not too_long and not not_text:
-                candidate = extract_svg(action)
-            else:
-                candidate = None
-            if candidate is not None and self.observation_space["svg"].contains(candidate):
-                self._current_svg = candidate
-            self._feedback = editor_feedback(report, action_error)
-        return self._turn_observation(task), reward, terminated, truncated, info
+        return self.observation(task), self.reward_from_report(report), True, False, info
 
     def render(self) -> None:
         """No rendering (text environment)."""

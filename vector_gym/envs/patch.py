@@ -12,21 +12,19 @@ pass, the current SVG and :func:`editor_feedback`: what a person at an editor wo
 target, the requested edits or which checks failed.
 
 The prompt strings :data:`PATCH_FORMAT_INSTRUCTIONS` and :data:`SVG_FORMAT_INSTRUCTIONS` tell a
-policy how to answer in each format (system-prompt material for policy templates). They live in
-:mod:`vector_gym.svg.patch` so that policies, which must not import envs, can use them too.
+policy how to answer in each format (system-prompt material for policy templates). They live
+with the templates in :mod:`vector_gym.policies.templates` (policies must not import envs).
 """
 
 from __future__ import annotations
 
 from vector_gym.suites._feedback import editor_feedback
-from vector_gym.svg.patch import (
+from vector_gym.policies.templates import (
     MULTI_TURN_INSTRUCTIONS,
     PATCH_FORMAT_INSTRUCTIONS,
     SVG_FORMAT_INSTRUCTIONS,
-    PatchResult,
-    apply_patch,
-    extract_patch,
 )
+from vector_gym.svg.patch import PatchResult, apply_patch, extract_patch
 
 __all__ = [
     "ACTION_FORMATS",

@@ -1,27 +1,6 @@
-"""``vector_gym/SVGEditBench-v1`` and ``vector_gym/SVGEditBenchV2-v0``: raster-scored editing.
-
-One episode = one task: the policy sees ``{"instruction", "svg"}`` (plus ``"image"``
-with ``render_observation=(H, W)``) and answers once; :class:`RasterScorer` extracts the
-SVG (the V2 scripts' rule: one ```` ```svg ```` block, else one bare ``<svg>...</svg>``),
-renders it and the target, and fills ``info["report"]`` with every metric
-(:class:`~vector_gym.rewards.raster.RasterReport`).
-
-Prompt wording (``docs/protocols.md``; :mod:`vector_gym.policies.templates` builds it):
-
-* V2: ``instruction`` is the triplet's editing instruction; the model reads one user
-  message ``The following is the SVG code representing an image. {instruction} Only
-  return the output SVG code.`` + blank line + the source in a ```` ```svg ```` fence
-  (:func:`v2_prompt`).
-* v1: ``instruction`` is the case's stored prompt (which already holds the source SVG),
-  sent as one user message.
-
-Scalar reward
--------------
-V2 and v1 (except Compression): ``max(0, 1 - mse / mse_source)``, the fraction of the
-unedited source's pixel MSE (against the target) that the edit removed, gated on an
-extracted SVG that renders (0 otherwise); unchanged source 0, exact target 1. v1
-Compression: ``max(0, 1 - mse / 1e-3) * max(0, 1 - compression_ratio)``. See
-:mod:`vector_gym.rewards.raster`.
+"""``vector_gym/SVGEditBench-v1`` and ``vector_gym/SVGEditBenchV2-v0``: :class:`EditEnv` on the
+``svgeditbench_v1`` and ``svgeditbench_v2`` suites (raster metrics; scalar rewards documented in
+:mod:`vector_gym.suites.svgeditbench_v2` and :mod:`vector_gym.suites.svgeditbench_v1`).
 
 References
 ----------
@@ -36,12 +15,12 @@ from pathlib import Path
 from typing import Literal
 
 from vector_gym.envs.base import DEFAULT_MAX_RESPONSE_CHARS, EditEnv
+from vector_gym.envs.wrappers import env_factory
 from vector_gym.rewards.embeddings import DEFAULT_CLIP_MODEL, DEFAULT_DINO_MODEL
-from vector_gym.rewards.raster import RasterScorer
-from vector_gym.tasks.svgeditbench import load_svgeditbench_v1, load_svgeditbench_v2
+from vector_gym.suites import get_suite
 from vector_gym.tasks.task import Task
 
-__all__ = ["SVGEditBenchV1Env", "SVGEditBenchV2Env", "v2_prompt"]
+__all__ = ["SVGEditBenchV1Env", "SVGEditBenchV2Env", "make_svgeditbench_v1_env", "make_svgeditbench_v2_env", "v2_prompt"]
 
 
 def v2_prompt(instruction: str, source_svg: str) -> str:
@@ -52,10 +31,9 @@ def v2_prompt(instruction: str, source_svg: str) -> str:
     >>> v2_prompt("Make it red.", "<svg/>")
     'The following is the SVG code representing an image. Make it red. Only return the output SVG code.\\n\\n```svg\\n<svg/>\\n```'
     """
-    return (
-        f"The following is the SVG code representing an image. {instruction} "
-        f"Only return the output SVG code.\n\n```svg\n{source_svg}\n```"
-    )
+    return get_suite("svgeditbench_v2").template("svg").messages({"instruction": instruction, "svg": source_svg})[0][
+        "content"
+    ]
 
 
 class SVGEditBenchV2Env(EditEnv):
@@ -68,18 +46,10 @@ class SVGEditBenchV2Env(EditEnv):
     backend : {"skia", "resvg", "cairosvg"}
         Renderer of the metrics (``"cairosvg"`` reproduces the paper).
     dino_model, clip_model : str or None
-        Weights of the learned metrics (local directory or hub id, loaded with
-        ``local_files_only`` unless ``local_files_only=False``); ``None`` disables them.
-        Missing weights leave ``dino``/``clipscore`` as ``None`` in the report.
-    chamfer : bool
-        Compute the Chamfer distance.
-    local_files_only : bool
-    device : str
-        Torch device of the learned metrics.
-    processes : int, optional
-        Render processes (``0``: in this process).
-    render_observation : (int, int), optional
-        Add the rendered source as ``obs["image"]`` (``(H, W, 3)`` uint8).
+        Weights of the learned metrics (``None`` disables them; missing weights leave
+        ``dino``/``clipscore`` as ``None`` in the report).
+    chamfer, local_files_only, device, processes
+        Scorer options (:class:`~vector_gym.rewards.raster.RasterScorer`).
     max_response_chars, task_order, render_mode
         See :class:`~vector_gym.envs.base.EditEnv`.
 
@@ -95,7 +65,6 @@ class SVGEditBenchV2Env(EditEnv):
     """
 
     env_id = "vector_gym/SVGEditBenchV2-v0"
-    default_family = "svgeditbench-v2"
 
     def __init__(
         self,
@@ -107,41 +76,20 @@ class SVGEditBenchV2Env(EditEnv):
         local_files_only: bool = True,
         device: str = "cpu",
         processes: int | None = None,
-        render_observation: tuple[int, int] | None = None,
         max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS,
         task_order: Literal["random", "sequential"] = "random",
         render_mode: str | None = None,
-        action_format: Literal["svg", "patch"] = "svg",
-        max_turns: int = 1,
     ) -> None:
-        if isinstance(tasks, str | Path) or tasks is None:
-            tasks = load_svgeditbench_v2(tasks)
-        scorer = RasterScorer(
-            "v2",
-            backend=backend,
-            dino_model=dino_model,
-            clip_model=clip_model,
-            chamfer=chamfer,
-            local_files_only=local_files_only,
-            device=device,
-            processes=processes,
+        suite = get_suite(
+            "svgeditbench_v2", backend=backend, dino_model=dino_model, clip_model=clip_model, chamfer=chamfer,
+            local_files_only=local_files_only, device=device, processes=processes,
         )
+        if isinstance(tasks, str | Path):
+            tasks = suite.load_tasks(tasks)
+        self.backend = backend
         super().__init__(
-            tasks,
-            scorer,
-            max_response_chars=max_response_chars,
-            task_order=task_order,
-            render_mode=render_mode,
-            render_observation=render_observation,
-            render_backend=backend,
-            action_format=action_format,
-            max_turns=max_turns,
+            suite, tasks=tasks, max_response_chars=max_response_chars, task_order=task_order, render_mode=render_mode
         )
-
-    @staticmethod
-    def load_tasks(source: str | Path | None = None) -> list[Task]:
-        """Load V2 triplets (bundled when ``source`` is None); used by the CLI's ``--tasks``."""
-        return load_svgeditbench_v2(source)
 
 
 class SVGEditBenchV1Env(EditEnv):
@@ -154,9 +102,7 @@ class SVGEditBenchV1Env(EditEnv):
     kinds : tuple of str, optional
         Keep only these edit kinds (e.g. ``("ChangeColor",)``).
     backend : {"skia", "resvg", "cairosvg"}
-        Renderer (the paper used CairoSVG).
     processes : int, optional
-    render_observation : (int, int), optional
     max_response_chars, task_order, render_mode
         See :class:`~vector_gym.envs.base.EditEnv`.
 
@@ -169,7 +115,6 @@ class SVGEditBenchV1Env(EditEnv):
     """
 
     env_id = "vector_gym/SVGEditBench-v1"
-    default_family = "svgeditbench-v1"
 
     def __init__(
         self,
@@ -177,30 +122,21 @@ class SVGEditBenchV1Env(EditEnv):
         kinds: tuple[str, ...] | None = None,
         backend: str = "skia",
         processes: int | None = None,
-        render_observation: tuple[int, int] | None = None,
         max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS,
         task_order: Literal["random", "sequential"] = "random",
         render_mode: str | None = None,
-        action_format: Literal["svg", "patch"] = "svg",
-        max_turns: int = 1,
     ) -> None:
-        if isinstance(tasks, str | Path) or tasks is None:
-            tasks = load_svgeditbench_v1(tasks, kinds=tuple(kinds) if kinds else None)
-        elif kinds:
+        kinds = tuple(kinds) if kinds else None
+        suite = get_suite("svgeditbench_v1", kinds=kinds, backend=backend, processes=processes)
+        if isinstance(tasks, str | Path):
+            tasks = suite.load_tasks(tasks)
+        if tasks is not None and kinds:
             tasks = [t for t in tasks if t.meta().get("edit_kind") in kinds]
+        self.backend = backend
         super().__init__(
-            tasks,
-            RasterScorer("v1", backend=backend, processes=processes),
-            max_response_chars=max_response_chars,
-            task_order=task_order,
-            render_mode=render_mode,
-            render_observation=render_observation,
-            render_backend=backend,
-            action_format=action_format,
-            max_turns=max_turns,
+            suite, tasks=tasks, max_response_chars=max_response_chars, task_order=task_order, render_mode=render_mode
         )
 
-    @staticmethod
-    def load_tasks(source: str | Path | None = None) -> list[Task]:
-        """Load v1 cases (bundled when ``source`` is None); used by the CLI's ``--tasks``."""
-        return load_svgeditbench_v1(source)
+
+make_svgeditbench_v2_env = env_factory(SVGEditBenchV2Env)
+make_svgeditbench_v1_env = env_factory(SVGEditBenchV1Env)

@@ -210,22 +210,9 @@ def suite_ref(suite: Any, **options: Any) -> SuiteRef:
 
 
 def _score(suite: Any, tasks: list[Any], outputs: list[Any], extracted: bool) -> list[Any]:
-    """Score raw responses (the suite protocol) or stored extracted SVGs (as is)."""
-    if not extracted:
-        return suite.score_many(tasks, outputs)
-    scorer = suite.scorer
-    from vector_gym.rewards.spec import SpecRewardScorer
-    from vector_gym.rewards.spec import score_many as spec_score_many
-
-    if isinstance(scorer, SpecRewardScorer):
-        return spec_score_many(tasks, outputs, parity=scorer.parity)
-    try:
-        return list(scorer.score_many(tasks, outputs, extracted=True))
-    except TypeError:
-        raise ConfigError(
-            f"suite {suite.name!r}: its scorer cannot score stored produced_svg values; "
-            "give rows with a 'response' column"
-        ) from None
+    """Score raw responses (``Suite.score_many``) or stored extracted SVGs, as is
+    (``Suite.score_extracted``)."""
+    return list(suite.score_extracted(tasks, outputs) if extracted else suite.score_many(tasks, outputs))
 
 
 # ----------------------------------------------------------------------------- rows
@@ -298,11 +285,11 @@ def read_outcomes(
 ) -> Any:
     """Read stored outcomes into a dataset (wire layout).
 
-    ``path`` is what ``vector-gym rescore`` reads (:func:`vector_gym.cli.load_outcomes`): our
+    ``path`` is what ``vector-gym rescore`` reads (:func:`vector_gym.rescore.load_outcomes`): our
     run files (JSON Lines, plain or gzip; the newest row of each key) or the published
     ``data/model-results/*.json`` layout.
     """
-    from vector_gym.cli import load_outcomes
+    from vector_gym.rescore import load_outcomes
 
     return from_rows(load_outcomes(path), key_fields=key_fields, rows_per_block=rows_per_block)
 
@@ -909,43 +896,50 @@ def policy_name(spec: str) -> str:
 
 
 # ----------------------------------------------------------------------------- CLI back ends
-def rescore_outcomes(rows: Sequence[Mapping[str, Any]], tasks: Sequence[Any], *,
-                     parity: bool = False, address: str | None = "auto",
-                     batch_size: int = 32) -> list[dict[str, Any]]:
-    """``vector-gym rescore --ray``: :func:`vector_gym.cli.rescore_rows` over a cluster.
+def _ref_with_tasks(suite: Any, tasks: Sequence[Any], **options: Any) -> SuiteRef:
+    """A corpus suite scoring exactly ``tasks`` (``--tasks``); a generator suite as it is."""
+    try:
+        return suite_ref(suite, tasks=list(tasks), **options)
+    except (ConfigError, TypeError):  # no tasks option: tasks are regenerated from their ids
+        return suite_ref(suite, **options)
 
-    Same rows (layout and order) as the local command; the suite is Vector-Bench's with
-    ``tasks`` shipped once per scorer actor.
+
+def rescore_outcomes(rows: Sequence[Mapping[str, Any]], tasks: Sequence[Any], *,
+                     parity: bool = False, suite: Any = "vector_bench",
+                     address: str | None = "auto", batch_size: int = 32) -> list[dict[str, Any]]:
+    """``vector-gym rescore --ray``: :func:`vector_gym.rescore.rescore_rows` over a cluster.
+
+    Same rows (layout and order) as the local command; corpus tasks are shipped once per
+    scorer actor, generated ones regenerated there.
 
     Raises
     ------
     CorpusError, UnknownTaskError
-        As :func:`vector_gym.cli.rescore_rows` (checked on the driver before any work).
+        As :func:`vector_gym.rescore.rescore_rows` (checked on the driver before any work).
     """
-    from vector_gym.cli import check_outcomes, rescored_row
+    from vector_gym.rescore import _rescored_row, check_outcomes
 
     check_outcomes(rows, tasks)
+    ref = _ref_with_tasks(suite, tasks, **({"parity": True} if parity else {}))
     connect(address)
     ds = from_rows(({**r, "_row": i} for i, r in enumerate(rows)), key_fields=("_row",),
                    rows_per_block=batch_size)
     out: list[dict[str, Any] | None] = [None] * len(rows)
-    scored = score_dataset(ds, "vector_bench", parity=parity, tasks=list(tasks),
-                           batch_size=batch_size, key_fields=("_row",))
-    for row in decode_rows(scored):
+    for row in decode_rows(score_dataset(ds, ref, batch_size=batch_size, key_fields=("_row",))):
         i = row["_row"]
-        out[i] = rescored_row(rows[i], row["report"])
+        out[i] = _rescored_row(rows[i], row["report"])
     return [r for r in out if r is not None]
 
 
-def rollout_to_file(env: Any, spec: str, out_path: str | Path, *, n: int = 1,
-                    task_ids: Sequence[str] | None = None, address: str | None = "auto",
-                    batch_size: int = 8, policy_options: Mapping[str, Any] | None = None,
-                    ) -> list[dict[str, Any]]:
+def rollout_to_file(env: Any, suite: Any, spec: str, out_path: str | Path, *,
+                    tasks: Sequence[Any] | None = None, n: int = 1,
+                    address: str | None = "auto", batch_size: int = 8,
+                    policy_options: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """``vector-gym eval --ray``: :func:`vector_gym.rollout.rollout` over a cluster.
 
     Appends the rows to the same run file, resumes the same way (finished keys are skipped,
     failed ones played again, the newest row of a key wins) and returns the same rows, in task
-    then sample order. Single-turn SVG answers only.
+    then sample order. ``env`` names the rows' ``env``; single-turn SVG answers only.
 
     Raises
     ------
@@ -955,19 +949,14 @@ def rollout_to_file(env: Any, spec: str, out_path: str | Path, *, n: int = 1,
     """
     from vector_gym.rollout import env_name, read_rows
     from vector_gym.rollout import row_key as rollout_key
-    from vector_gym.suites import get_suite
     from vector_gym.summary import is_error_row
 
     base = getattr(env, "unwrapped", env)
     if getattr(base, "action_format", "svg") != "svg" or int(getattr(base, "max_turns", 1)) != 1:
         raise ConfigError("--ray runs single-turn SVG answers; run patch or multi-turn evals without --ray")
     name = env_name(env)
-    opts: dict[str, Any] = {"parity": True} if getattr(base, "parity", False) else {}
-    tasks = list(base.tasks) if task_ids is None else [base.get_task(t) for t in task_ids]
-    try:  # a corpus suite scores the env's own tasks (--tasks); generated ones regenerate
-        ref = suite_ref(name, tasks=list(base.tasks), **opts)
-    except ConfigError:
-        ref = suite_ref(get_suite(name), **opts)
+    tasks = list(base.tasks) if tasks is None else list(tasks)
+    ref = _ref_with_tasks(suite, tasks)
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     pname = _policy_name(spec)

@@ -1,8 +1,10 @@
 """TRL hooks: specification-reward functions for ``GRPOTrainer`` and a dataset builder.
 
-Layer 6. No scoring logic lives here: every number comes from
-:func:`vector_gym.rewards.spec.score_many` (batched, optionally over a process
-pool). ``trl`` itself is never imported; ``datasets`` only by :func:`build_dataset`.
+Layer 7. No scoring logic lives here: every number comes from a suite scored by the
+specification reward (``vector_bench``, ``repairgen`` or a user's suite with spec reports):
+``suite.score_many`` through the suite scorer's report cache (batched, optionally over a
+process pool). A suite scored otherwise (SVGEditBench) is refused with a ConfigError instead
+of being scored with the wrong reward; RepairGen's generated ids resolve through the suite. ``trl`` itself is never imported; ``datasets`` only by :func:`build_dataset`.
 
 Calling convention (trl 1.16, ``GRPOTrainer._calculate_rewards``): a reward
 function is called with keyword arguments ``prompts``, ``completions``,
@@ -35,8 +37,6 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -77,11 +77,44 @@ _GATES: tuple[str, ...] = (
     "near_pass",
 )
 
-# Reports shared between reward functions of one process: a spec reward and a
-# dense reward over the same batch score each (task, completion) pair once.
-_CACHE_SIZE = 8192
-_cache: OrderedDict[tuple[str, str, bool, str], Any] = OrderedDict()
-_cache_lock = threading.Lock()
+def _suite_and_tasks(source: Any, parity: bool, processes: int | None) -> tuple[Any, list[Task]]:
+    """The specification-reward suite and the corpus of a suite, name, env or task list.
+
+    Raises
+    ------
+    ConfigError
+        The source's suite is not scored by the specification reward (an SVGEditBench suite:
+        its hidden targets would silently score 0), or tasks of several families.
+    """
+    from vector_gym.suites import Suite, get_suite, suite_for_task
+
+    opts: dict[str, Any] = {"parity": True} if parity else {}
+    if processes and processes > 1:
+        opts["processes"] = processes
+    if isinstance(source, Suite | str):
+        suite = get_suite(source)
+        tasks = suite.tasks()
+    else:
+        base = getattr(source, "unwrapped", source)
+        suite = getattr(base, "suite", None)
+        tasks = _tasks_of(source)
+        if suite is None:
+            found = {getattr(suite_for_task(t), "name", None) for t in tasks}
+            if len(found) > 1:
+                raise ConfigError(f"tasks: expected tasks of one suite, got families of {sorted(map(str, found))}")
+            suite = get_suite(found.pop() or "vector_bench")
+    if suite.summary != "spec":
+        raise ConfigError(
+            f"the specification reward does not score suite {suite.name!r} (its reports are "
+            f"{suite.summary!r}); use that suite's own reward"
+        )
+    if opts:
+        try:
+            suite = suite.configure(**opts)
+        except ConfigError:
+            if parity:
+                raise
+    return suite, tasks
 
 
 def _tasks_of(source: Any) -> list[Task]:
@@ -145,8 +178,9 @@ class SpecReportReward:
 
     Parameters
     ----------
-    tasks : sequence of Task or env
-        The corpus this function scores; a ``task_id`` outside it gets None.
+    tasks : Suite, suite name, env, or sequence of Task
+        The suite (and corpus) this function scores; a ``task_id`` outside it gets None, except
+        a generated id of a generator suite (RepairGen), which is regenerated.
     field : str
         The report field returned, one of :data:`REPORT_FIELDS`.
     name : str
@@ -183,12 +217,11 @@ class SpecReportReward:
     ) -> None:
         if field not in REPORT_FIELDS:
             raise ConfigError(f"field: expected one of {REPORT_FIELDS}, got {field!r}")
-        task_list = _tasks_of(tasks)
+        self.suite, task_list = _suite_and_tasks(tasks, parity, None)
         self.tasks: dict[str, Task] = {t.task_id: t for t in task_list}
-        self._hashes: dict[str, str] = {t.task_id: t.integrity_hash for t in task_list}
         self.field = field
         self.__name__ = name
-        self.parity = bool(parity)
+        self.parity = bool(getattr(self.suite.scorer, "parity", False))
         self.processes = processes
         self.log_diagnostics = bool(log_diagnostics)
         self._executor: Any = None
@@ -248,8 +281,9 @@ class SpecReportReward:
                 f"expected one task_id per completion, got {len(task_id)} for {len(completions)}"
             )
         texts = [completion_text(c) for c in completions]
-        mine = [i for i, tid in enumerate(task_id) if isinstance(tid, str) and tid in self.tasks]
-        reports = self._reports([task_id[i] for i in mine], [texts[i] for i in mine])
+        resolved = [self._task(tid) for tid in task_id]
+        mine = [i for i, t in enumerate(resolved) if t is not None]
+        reports = self._reports([resolved[i] for i in mine], [texts[i] for i in mine])
         by_index = dict(zip(mine, reports, strict=True))
         rewards: list[float | None] = []
         for i in range(len(texts)):
@@ -259,28 +293,32 @@ class SpecReportReward:
             self._log(by_index, len(texts), log_extra, log_metric)
         return rewards
 
-    def _reports(self, task_ids: list[str], texts: list[str]) -> list[Any]:
-        """SpecReports for (task id, response) pairs: cached, de-duplicated, one score_many call."""
-        keys = [
-            (tid, self._hashes[tid], self.parity, text)
-            for tid, text in zip(task_ids, texts, strict=True)
-        ]
-        found: dict[tuple[str, str, bool, str], Any] = {}
-        with _cache_lock:
-            for key in keys:
-                if key in _cache:
-                    _cache.move_to_end(key)
-                    found[key] = _cache[key]
-        todo = list(dict.fromkeys(k for k in keys if k not in found))
-        if todo:
-            scored = self._score([self.tasks[k[0]] for k in todo], [k[3] for k in todo])
-            with _cache_lock:
-                for key, report in zip(todo, scored, strict=True):
-                    found[key] = report
-                    _cache[key] = report
-                while len(_cache) > _CACHE_SIZE:
-                    _cache.popitem(last=False)
-        return [found[k] for k in keys]
+    def _task(self, task_id: Any) -> Task | None:
+        """This function's task of an id: its corpus, or a generated id its suite regenerates."""
+        if not isinstance(task_id, str):
+            return None
+        task = self.tasks.get(task_id)
+        if task is None and self.suite.generated:
+            from vector_gym.errors import UnknownTaskError
+
+            try:
+                task = self.suite.get_task(task_id)
+            except (UnknownTaskError, ConfigError):
+                return None
+        return task
+
+    def _reports(self, tasks: list[Task], texts: list[str]) -> list[Any]:
+        """Reports of (task, response) pairs: the suite scorer's report cache, then one batch.
+
+        With ``processes > 1`` and the specification scorer, the batch is scored on this
+        function's kept pool; otherwise by ``suite.score_many``.
+        """
+        from vector_gym.rewards.spec import SpecRewardScorer
+
+        scorer = self.suite.scorer
+        if (self.processes or 1) > 1 and isinstance(scorer, SpecRewardScorer):
+            return scorer.cache.score_many(tasks, texts, self._score)
+        return self.suite.score_many(tasks, texts)
 
     def _score(self, tasks: list[Task], texts: list[str]) -> list[Any]:
         """``score_many`` over the batch: in this process, or in chunks on the kept pool."""
@@ -349,8 +387,8 @@ def spec_reward_func(
 
     Parameters
     ----------
-    tasks : sequence of Task or env
-        The corpus scored (Vector-Bench, RepairGen); other task ids get None.
+    tasks : Suite, suite name, env, or sequence of Task
+        The corpus scored (Vector-Bench, RepairGen: any generated id); other task ids get None.
     parity : bool
         Parity mode (reference defects reproduced).
     processes : int, optional

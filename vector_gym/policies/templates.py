@@ -27,13 +27,13 @@ script instead of a whole SVG (:mod:`vector_gym.svg.patch`); the rollout then ad
 ``"action_format": "patch"`` to each observation (absent means ``"svg"``), and
 :func:`select_template` picks the family's patch template from
 :data:`PATCH_TEMPLATES`: the same request and SVG, with
-:data:`~vector_gym.svg.patch.PATCH_FORMAT_INSTRUCTIONS` (the script's syntax and an
+:data:`PATCH_FORMAT_INSTRUCTIONS` (the script's syntax and an
 example) in place of the "return one complete SVG" rule.
 
 Multi-turn episodes. An env built with ``max_turns > 1`` adds ``"feedback"`` to its
 observations: ``""`` on the first turn, then what an editor shows about the last
 answer (parse and validity errors) while ``"svg"`` holds the current document. A
-template then adds :data:`~vector_gym.svg.patch.MULTI_TURN_INSTRUCTIONS` (to the
+template then adds :data:`MULTI_TURN_INSTRUCTIONS` (to the
 system message, or after the user message when there is none), and on later turns
 renders :attr:`ChatTemplate.followup`: the request, the current SVG and the editor
 feedback. Each turn is one fresh conversation built from the observation alone
@@ -51,9 +51,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from vector_gym.errors import ConfigError
-from vector_gym.svg.patch import MULTI_TURN_INSTRUCTIONS, PATCH_FORMAT_INSTRUCTIONS
 
 __all__ = [
+    "MULTI_TURN_INSTRUCTIONS",
+    "PATCH_FORMAT_INSTRUCTIONS",
+    "SVG_FORMAT_INSTRUCTIONS",
     "ChatTemplate",
     "content_text",
     "VECTOR_BENCH",
@@ -77,6 +79,31 @@ __all__ = [
 ]
 
 Message = dict[str, str]
+
+# -- prompt text of the answer formats (moved here from vector_gym.svg.patch, issue 9: the svg
+# layer holds grammars, not prompts) ---------------------------------------------------------
+SVG_FORMAT_INSTRUCTIONS = (
+    "Answer with exactly one complete, valid SVG document (from <svg to </svg>) that makes the "
+    "requested repairs and leaves every other part of the document unchanged. Do not add "
+    "Markdown or prose."
+)
+
+PATCH_FORMAT_INSTRUCTIONS = """\
+Answer with a JSON edit script, not the whole SVG. The script is a JSON list of edits, applied \
+in order to the SVG you were given; elements are named by their id attribute ("__svg" is the \
+root element):
+  {"set": "ID", "ATTRIBUTE": "VALUE", ...}       set attributes of an element (null removes one)
+  {"delete": "ID"}                               delete an element and everything inside it
+  {"insert": "<SVG MARKUP/>", "after": "ID"}     insert new elements after an element
+                                                 (or "before": "ID", or "parent": "ID" to append)
+Example: [{"set": "door", "x": "128"}, {"delete": "stray-mark"}]
+Change only what the request asks for; every other element must stay exactly as it is. \
+Return only the JSON list (a ```json fenced block is fine)."""
+
+MULTI_TURN_INSTRUCTIONS = (
+    "If your answer does not complete the request, you will see the current document and any "
+    "parse or validity errors, and may answer again."
+)
 
 _FIELDS = ("instruction", "svg", "task_id", "family", "feedback", "action_format")
 
@@ -111,7 +138,7 @@ class ChatTemplate:
         again; added to every turn of a multi-turn episode (observations with a
         ``"feedback"`` key): after the system message, or after the user message
         when ``system`` is None. Default
-        :data:`~vector_gym.svg.patch.MULTI_TURN_INSTRUCTIONS`; None adds nothing.
+        :data:`MULTI_TURN_INSTRUCTIONS`; None adds nothing.
 
     Raises
     ------

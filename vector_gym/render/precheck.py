@@ -35,7 +35,7 @@ from lxml import etree
 
 from vector_gym.errors import SVGParseError
 from vector_gym.render import reasons
-from vector_gym.svg.parse import ParseLimits, local_name, parse_svg
+from vector_gym.svg.parse import MAX_DEPTH, ParseLimits, local_name, parse_svg
 from vector_gym.svg.simplify import (
     external_references,
     path_numbers_over,
@@ -81,7 +81,7 @@ class RenderLimits:
     """
 
     max_bytes: int = 4_000_000
-    max_depth: int = 128
+    max_depth: int = MAX_DEPTH
     max_elements: int = 100_000
     max_use_expansion: int = 200_000
     max_path_numbers: int = 1_000_000

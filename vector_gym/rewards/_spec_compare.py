@@ -12,9 +12,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from vector_gym.svg.canonical import NUMBER_PATTERN, is_invalid, normalise_attribute
-from vector_gym.svg.color import COLOR_ATTRIBUTES, delta_e76, hex_to_lab, normalise_color
+from vector_gym.svg.canonical import (
+    NUMBER_PATTERN,
+    REFERENCE,
+    SVG2,
+    is_invalid,
+)
+from vector_gym.svg.color import (
+    COLOR_ATTRIBUTES,
+    canonical_color,
+    delta_e76,
+    hex_to_lab,
+    normalise_color,
+)
 from vector_gym.svg.geometry import path_distance, samples_for
+from vector_gym.svg.path_data import PathSyntaxError, parse_path_data_cached
 from vector_gym.svg.viewbox import scan_viewbox_reference
 
 __all__ = ["Match", "Viewport", "Kind", "scalar_kind", "bounded", "progress"]
@@ -238,9 +250,14 @@ def color_delta(before: Any, after: Any) -> float | None:
 
 
 def compare_color(produced: Any, after: Any, delta: float | None, parity: bool) -> Match:
-    """Colour check (spec §8.8): ΔE76 in CIE Lab, or the ``canonical-color`` fallback."""
-    p_norm = normalise_color(as_text(produced))
-    a_norm = normalise_color(as_text(after))
+    """Colour check (spec §8.8): ΔE76 in CIE Lab, or the ``canonical-color`` fallback.
+
+    Parity reads colours with the reference's §4.6 normalisation; default mode with CSS Color 4
+    (:func:`vector_gym.svg.color.canonical_color`), so ``hsl(0,100%,50%)`` is ``#ff0000``.
+    """
+    norm = normalise_color if parity else canonical_color
+    p_norm = norm(as_text(produced))
+    a_norm = norm(as_text(after))
     if _HEX6.fullmatch(p_norm) is None or _HEX6.fullmatch(a_norm) is None:
         return Match(p_norm == a_norm, "canonical-color")
     d = delta_e76(hex_to_lab(p_norm), hex_to_lab(a_norm))
@@ -250,11 +267,25 @@ def compare_color(produced: Any, after: Any, delta: float | None, parity: bool) 
 # -- paths (§8.9.6, §8.9.7) ------------------------------------------------------------------------
 
 
-def coord_tokens(text: str | None) -> tuple[tuple[str, ...], tuple[float, ...]] | None:
-    """Command letters and numbers of N("d", text) (spec §8.9.7 step 1); None if invalid."""
+def coord_tokens(
+    text: str | None, parity: bool = True
+) -> tuple[tuple[str, ...], tuple[float, ...]] | None:
+    """Command letters and numbers of N("d", text) (spec §8.9.7 step 1); None if invalid.
+
+    Default mode (``parity=False``) reads them with the path reader: one letter per segment
+    (implicit repeats written out) and its arguments, arc flags as 0/1.
+    """
     if text is None:
         return None
-    norm = normalise_attribute("d", text)
+    if not parity:
+        parsed = parse_path_data_cached(text, False)
+        if isinstance(parsed, PathSyntaxError):
+            return None
+        nums: list[float] = []
+        for a in parsed.args:
+            nums.extend(float(x) for x in a)
+        return tuple(parsed.commands), tuple(nums)
+    norm = REFERENCE.normalise("d", text)
     if is_invalid(norm):
         return None
     letters: list[str] = []
@@ -279,7 +310,7 @@ class PathSide:
         if text is None or isinstance(text, bool):
             return None
         s = as_text(text)
-        return cls(samples_for(s, parity=parity), coord_tokens(s))
+        return cls(samples_for(s, parity=parity), coord_tokens(s, parity))
 
 
 def coord_delta(before: PathSide | None, after: PathSide) -> float | None:
@@ -317,7 +348,7 @@ def compare_path(
     if shape.passed:
         return shape
     ck = coord_kind(vp)
-    pt = coord_tokens(text)
+    pt = coord_tokens(text, parity)
     if pt is None or after.tokens is None:
         return shape
     (pl, pn), (al, an) = pt, after.tokens
@@ -330,9 +361,13 @@ def compare_path(
 # -- canonical and exact (§8.1 rules 4, 7) ---------------------------------------------------------
 
 
-def compare_canonical(produced: Any, after: Any, attr: str) -> Match:
-    """Canonical check: N(attr, produced) == N(attr, after); progress 1/0 (spec §8.1 rule 7)."""
-    ok = normalise_attribute(attr, as_text(produced)) == normalise_attribute(attr, as_text(after))
+def compare_canonical(produced: Any, after: Any, attr: str, parity: bool = True) -> Match:
+    """Canonical check: N(attr, produced) == N(attr, after); progress 1/0 (spec §8.1 rule 7).
+
+    N is the reference's (parity) or the default mode's SVG 2 normaliser.
+    """
+    norm = (REFERENCE if parity else SVG2).normalise
+    ok = norm(attr, as_text(produced)) == norm(attr, as_text(after))
     return Match(ok, "canonical", progress=1.0 if ok else 0.0)
 
 
@@ -368,4 +403,4 @@ def visual(attr: str, produced: str, target: str, vp: Viewport, parity: bool) ->
         if p is None:
             return Match(False, kind.name)
         return _distance_match(kind, abs(p - a), None, parity)
-    return compare_canonical(produced, target, attr)
+    return compare_canonical(produced, target, attr, parity)

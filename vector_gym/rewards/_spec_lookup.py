@@ -9,8 +9,11 @@ import math
 import re
 from typing import Any
 
-from vector_gym.svg.canonical import Node, is_number
+from vector_gym.svg.canonical import Node, fold_ascii_ws
+from vector_gym.svg.numbers import is_svg_number, parse_length, scan_numbers
 from vector_gym.svg.parse import fold_ws
+from vector_gym.svg.style import style_declarations
+from vector_gym.svg.transform import parse_transform
 
 ROOT_PART = "__svg"
 """The part id that always denotes the document root (spec §1)."""
@@ -134,9 +137,10 @@ def to_float(value: Any, parity: bool) -> float | None:
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, str):
-        text = value.strip()
-        if is_number(text):
-            return float(text)
+        text = value.strip(" \t\r\n\f")
+        if is_svg_number(text):
+            v = float(text)
+            return v if math.isfinite(v) else None
     return None
 
 
@@ -149,9 +153,11 @@ def scalar_reading(text: str, parity: bool) -> Any:
         except ValueError:
             return folded
     else:
-        if not is_number(folded):
+        folded = fold_ascii_ws(text)
+        length = parse_length(folded)
+        if length is None or length[1]:  # not a number, or a length in other units than px
             return folded
-        number = float(folded)
+        number = length[0]
     if number.is_integer():
         return int(number)
     return number
@@ -187,6 +193,59 @@ def _floats(pieces: list[str], parity: bool) -> list[float] | None:
     return out
 
 
+def _first_item(transform: str | None, name: str) -> tuple[float, ...] | None:
+    """Arguments of the first ``name(...)`` item of a transform list (default mode), else None."""
+    if not transform:
+        return None
+    try:
+        items = parse_transform(transform)
+    except ValueError:
+        return None
+    for item, args in items:
+        if item == name:
+            return args
+    return None
+
+
+def _read_value_svg2(node: Node, attr: str) -> Any:
+    """Default mode §7: the same lookup order, read with the SVG 2 / CSS grammars of svg/."""
+    attrib = node.attrib
+    if attr == "viewBox":
+        raw = attrib.get("viewBox")
+        return None if raw is None else scan_numbers(raw)
+    if attr == "size":
+        args = _first_item(attrib.get("transform"), "scale")
+        return round(24 * args[0], 4) if args else None
+    if (attr == "x" or attr == "y") and attr not in attrib:
+        args = _first_item(attrib.get("transform"), "translate")
+        if args is not None:
+            v = args[0] if attr == "x" else (args[1] if len(args) > 1 else 0.0)
+            return int(v) if v.is_integer() else v
+    if attr == "points":
+        raw = attrib.get("points")
+        if raw is None:
+            return None
+        nums = scan_numbers(raw)
+        if nums is None:
+            return None
+        return [nums[i : i + 2] for i in range(0, len(nums), 2)]
+    style = attrib.get("style")
+    if style:
+        decls = style_declarations(style)
+        v = decls.get(attr) if decls else None
+        if v is not None:
+            return v if attr == "color" else scalar_reading(v, False)
+    return _attribute_reading(attrib, attr, False)
+
+
+def _attribute_reading(attrib: dict[str, str], attr: str, parity: bool) -> Any:
+    """§7 steps 10–11: the attribute itself, else its camelCase spelling; None if neither."""
+    raw = attrib.get(attr)
+    if raw is None:
+        raw = attrib.get(camel(attr))
+    return None if raw is None else scalar_reading(raw, parity)
+
+
 def read_value(node: Node | None, attr: str, parity: bool) -> Any:
     """Read the produced value of a requested field from an element (spec §7 steps 3–12).
 
@@ -197,7 +256,9 @@ def read_value(node: Node | None, attr: str, parity: bool) -> Any:
     attr : str
         The requested attribute (not ``exists``).
     parity : bool
-        Python ``float()`` readings (parity) or the strict §4.2 grammar (default).
+        The reference's readings (parity: Python ``float()``, first ``style`` match, §7's
+        ``translate(``/``scale(`` regexes) or default mode's SVG 2 / CSS grammars (numbers,
+        lengths in user units, number lists, transform lists, CSS declaration cascade).
 
     Returns
     -------
@@ -206,6 +267,8 @@ def read_value(node: Node | None, attr: str, parity: bool) -> Any:
     """
     if node is None:
         return None
+    if not parity:
+        return _read_value_svg2(node, attr)
     attrib = node.attrib
     if attr == "viewBox":
         raw = attrib.get("viewBox")
@@ -244,10 +307,4 @@ def read_value(node: Node | None, attr: str, parity: bool) -> Any:
         v = style_first(style, attr)
         if v is not None:
             return scalar_reading(v, parity)
-    raw = attrib.get(attr)
-    if raw is not None:
-        return scalar_reading(raw, parity)
-    raw = attrib.get(camel(attr))
-    if raw is not None:
-        return scalar_reading(raw, parity)
-    return None
+    return _attribute_reading(attrib, attr, parity)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from vector_gym.rewards._spec_lookup import IdIndex, camel, corresponding, style_first
 from vector_gym.svg.canonical import Node
+from vector_gym.svg.style import parse_style_declarations
 from vector_gym.tasks.task import RequestedEdit
 
 
@@ -54,8 +55,26 @@ def _join(decls: dict[str, str]) -> str:
 
 
 def style_remove(node: Node, key: str) -> None:
-    """STYLE_REMOVE(n, key) of spec §9."""
+    """STYLE_REMOVE(n, key) of spec §9.
+
+    Default mode (a tree of the SVG2 dialect) removes every declaration of ``key`` as CSS reads
+    the list (property names are case-insensitive, comments and ``!important`` understood), so
+    masking removes exactly what the §7 lookup of that mode reads.
+    """
     style = node.attrib.get("style")
+    if node.dialect.svg2_links and style is not None:
+        decls = parse_style_declarations(style)
+        if decls is not None:
+            kept = [d for d in decls if d[0] != key]
+            if len(kept) == len(decls):
+                return
+            if kept:
+                node.attrib["style"] = ";".join(
+                    f"{n}:{v}{' !important' if imp else ''}" for n, v, imp in kept
+                )
+            else:
+                node.attrib.pop("style", None)
+            return
     decls = style_decls(style or "")
     if key not in decls:
         return

@@ -9,20 +9,31 @@ from __future__ import annotations
 import functools
 
 from vector_gym.rewards import failures as F
-from vector_gym.svg.canonical import INVALID_MARKER, Node, normalise_attribute
+from vector_gym.svg.canonical import (
+    INVALID_MARKER,
+    INVALID_NUMBER_MARKER,
+    REFERENCE,
+    SVG2,
+    Node,
+)
 from vector_gym.svg.parse import local_name
 from vector_gym.svg.path_data import path_syntax_ok
-from vector_gym.svg.semantic import URL_REFERENCE_RE
+from vector_gym.svg.references import URL_REFERENCE_RE, XLINK_HREF, local_href
+
+SVG_ROOT_TAG = "{http://www.w3.org/2000/svg}svg"
 
 _ORDER = (
     F.NOT_SVG_ROOT,
+    F.NO_SVG_NAMESPACE,
     F.EMPTY_ID,
     F.DUPLICATE_ID,
     F.INVALID_ATTRIBUTE_SYNTAX,
     F.INVALID_PATH_SYNTAX,
     F.ODD_POINTS,
     F.INVALID_VIEWBOX,
+    F.INVALID_NUMBER,
     F.UNRESOLVED_REFERENCE,
+    F.USE_CYCLE,
 )
 
 
@@ -43,39 +54,112 @@ def _positive(token: str) -> bool:
     return token != "0" and not token.startswith("-")
 
 
-def _attr_verdict_uncached(
-    key: str, value: str, parity: bool
-) -> tuple[str, str | None, tuple[str, ...]]:
-    """(N(name, value), failed rule's detail code or None, local ids it references)."""
-    name = local_name(key) if key[:1] == "{" else key
-    norm = normalise_attribute(name, value)
-    code = None
+def _rule_code(name: str, norm: str, value: str, parity: bool) -> str | None:
+    """The detail code of the §10 rule 3 check that ``name``'s normalised value fails, or None."""
     if norm.startswith(INVALID_MARKER):
-        code = (
-            F.INVALID_PATH_SYNTAX
-            if name == "d"
-            else F.INVALID_VIEWBOX
-            if name == "viewBox"
-            else F.INVALID_ATTRIBUTE_SYNTAX
-        )
-    elif name == "d":
-        if value and not path_ok(value, parity):
-            code = F.INVALID_PATH_SYNTAX
+        if norm.startswith(INVALID_NUMBER_MARKER):
+            return F.INVALID_NUMBER
+        if name == "d":
+            return F.INVALID_PATH_SYNTAX
+        if name == "viewBox":
+            return F.INVALID_VIEWBOX
+        return F.INVALID_ATTRIBUTE_SYNTAX
+    if name == "d":
+        # Default mode: the path reader already decided N("d"); parity: the reference's token
+        # stream passed, now its svg.path parse must pass too.
+        if parity and value and not path_ok(value, parity):
+            return F.INVALID_PATH_SYNTAX
     elif name == "points":
         if norm and len(norm.split(" ")) % 2:
-            code = F.ODD_POINTS
+            return F.ODD_POINTS
     elif name == "viewBox":
         toks = norm.split(" ") if norm else []
         if len(toks) != 4 or not (_positive(toks[2]) and _positive(toks[3])):
-            code = F.INVALID_VIEWBOX
+            return F.INVALID_VIEWBOX
+    return None
+
+
+def _references(name: str, value: str) -> tuple[str, ...]:
+    """Local ids a value references: ``href="#X"`` and every ``url(#X)`` (spec §10 rule 4)."""
     refs: tuple[str, ...] = ()
     if name == "href":
-        v = value.strip()
-        if v[:1] == "#":
-            refs = (v[1:],)
+        r = local_href(value)
+        if r is not None:
+            refs = (r,)
     if "(" in value:
         refs += tuple(m.group(2) for m in URL_REFERENCE_RE.finditer(value))
-    return norm, code, refs
+    return refs
+
+
+def _attr_verdict_uncached(
+    key: str, value: str, parity: bool
+) -> tuple[str, str | None, tuple[str, ...]]:
+    """(N(name, value), failed rule's detail code or None, local ids it references).
+
+    Parity keys by local name (spec §5.2, §10); default mode follows SVG 2: ``xlink:href`` is
+    ``href``, any other namespaced attribute is foreign (no syntax rule, no references).
+    """
+    if parity:
+        name = local_name(key) if key[:1] == "{" else key
+        norm = REFERENCE.normalise(name, value)
+        return norm, _rule_code(name, norm, value, True), _references(name, value)
+    norm = SVG2.normalise(key, value)
+    if key[:1] == "{" and key != XLINK_HREF:
+        return norm, None, ()
+    name = "href" if key == XLINK_HREF else key
+    return norm, _rule_code(name, norm, value, False), _references(name, value)
+
+
+def use_cycle(by_id: dict[str, list[Node]], uses: list[tuple[Node, str]]) -> bool:
+    """Whether a ``<use>`` chain loops back on itself (SVG 2 §5.6 "circular references").
+
+    An edge runs from ``<use>`` u to ``<use>`` v when v lies in the subtree of u's referenced
+    element (ancestor-or-self), so rendering u would render v. A cycle, a self-reference and a
+    reference to an ancestor are all cycles. Time O(uses × depth).
+
+    Parameters
+    ----------
+    by_id : dict
+        id → nodes (first one is the referenced element).
+    uses : list of (Node, str)
+        Each ``<use>`` node and the id its effective ``href`` names.
+    """
+    if not uses:
+        return False
+    users: dict[int, list[int]] = {}  # id(referenced element) -> indexes of uses pointing at it
+    for k, (_u, ref) in enumerate(uses):
+        lst = by_id.get(ref)
+        if lst:
+            users.setdefault(id(lst[0]), []).append(k)
+    if not users:
+        return False
+    edges: list[list[int]] = [[] for _ in uses]
+    for v, (vnode, _ref) in enumerate(uses):
+        a: Node | None = vnode
+        while a is not None:
+            for u in users.get(id(a), ()):
+                edges[u].append(v)
+            a = a.parent
+    state = [0] * len(uses)  # 0 new, 1 on the stack, 2 done
+    for start in range(len(uses)):
+        if state[start]:
+            continue
+        stack = [(start, 0)]
+        state[start] = 1
+        while stack:
+            node, i = stack[-1]
+            if i < len(edges[node]):
+                stack[-1] = (node, i + 1)
+                nxt = edges[node][i]
+                if state[nxt] == 1:
+                    return True
+                if state[nxt] == 0:
+                    state[nxt] = 1
+                    stack.append((nxt, 0))
+            else:
+                state[node] = 2
+                stack.pop()
+    return False
 
 
 _attr_verdict_cached = functools.lru_cache(maxsize=1 << 16)(_attr_verdict_uncached)
@@ -91,7 +175,9 @@ def check_validity(
     root : Node or None
         The parsed document (``None`` = parse failure, reported by the caller).
     parity : bool
-        Passed to the path parser (truncation rule).
+        ``True``: the reference's rules (:data:`vector_gym.svg.canonical.REFERENCE` dialect);
+        ``False``: default mode (SVG 2 grammars, plus ``no_svg_namespace``, ``invalid_number``
+        and ``use_cycle``). Must match the dialect ``root`` was built with.
 
     Returns
     -------
@@ -105,7 +191,11 @@ def check_validity(
     bad: set[str] = set()
     if local_name(root.tag) != "svg":
         bad.add(F.NOT_SVG_ROOT)
+    elif not parity and root.tag != SVG_ROOT_TAG:
+        bad.add(F.NO_SVG_NAMESPACE)
     refs: list[str] = []
+    uses: list[tuple[Node, str]] = []
+    svg2 = not parity
     verdict = _attr_verdict_cached
     stack = [root]
     while stack:
@@ -127,7 +217,11 @@ def check_validity(
                     lst.append(node)
                     bad.add(F.DUPLICATE_ID)
             c: dict[str, str] = {}
+            overridden = svg2 and XLINK_HREF in attrib and "href" in attrib
             for key, value in attrib.items():
+                if overridden and key == XLINK_HREF:
+                    c[key] = SVG2.normalise(key, value)
+                    continue  # plain href wins (SVG 2 §5.7): the overridden one links nothing
                 if len(value) > 2048:
                     norm, code, r = _attr_verdict_uncached(key, value, parity)
                 else:
@@ -138,9 +232,18 @@ def check_validity(
                 if r:
                     refs.extend(r)
             node._c = c
+            if svg2 and node.tag == "{http://www.w3.org/2000/svg}use":
+                h = attrib.get("href")
+                if h is None:
+                    h = attrib.get(XLINK_HREF)
+                r = local_href(h) if h is not None else None
+                if r:
+                    uses.append((node, r))
         text = node.text
         if text and "(" in text and local_name(node.tag) == "style":
             refs.extend(m.group(2) for m in URL_REFERENCE_RE.finditer(text))
     if refs and any(r not in by_id or not r for r in refs):
         bad.add(F.UNRESOLVED_REFERENCE)
+    if uses and use_cycle(by_id, uses):
+        bad.add(F.USE_CYCLE)
     return not bad, tuple(code for code in _ORDER if code in bad), by_id

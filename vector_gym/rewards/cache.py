@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from typing import Any
 
 __all__ = ["DEFAULT_CACHE_BYTES", "ReportCache"]
@@ -88,6 +89,32 @@ class ReportCache:
             while self._data and self.nbytes > self.max_bytes:
                 _, (_, old) = self._data.popitem(last=False)
                 self.nbytes -= old
+
+    def score_many(self, tasks: Sequence[Any], responses: Sequence[Any], score: Callable[[list, list], list]) -> list:
+        """Reports of ``(tasks[i], responses[i])``: cached ones, the rest from one ``score`` call.
+
+        ``score(tasks, responses)`` gets each distinct uncached string response once (non-string
+        responses are always scored); its reports are cached under ``(task_id, integrity_hash,
+        response)``.
+        """
+        keys = [
+            (t.task_id, t.integrity_hash, r) if isinstance(r, str) else None
+            for t, r in zip(tasks, responses, strict=True)
+        ]
+        out: list[Any] = [None if k is None else self.get(k) for k in keys]
+        todo: dict[Any, list[int]] = {}
+        for i, k in enumerate(keys):
+            if out[i] is None:
+                todo.setdefault(k if k is not None else ("#", i), []).append(i)
+        if todo:
+            first = [idx[0] for idx in todo.values()]
+            scored = score([tasks[i] for i in first], [responses[i] for i in first])
+            for (k, idx), report in zip(todo.items(), scored, strict=True):
+                if k[0] != "#":
+                    self.put(k, report)
+                for i in idx:
+                    out[i] = report
+        return out
 
     def clear(self) -> None:
         """Drop every entry."""

@@ -12,11 +12,13 @@ from vector_gym.svg.parse import (
     EMPTY,
     ENTITY_DECLARATION,
     INVALID_UTF8,
+    NO_SVG_NAMESPACE,
     NOT_TEXT,
     NOT_WELL_FORMED,
     TOO_DEEP,
     TOO_LARGE,
     TOO_MANY_ELEMENTS,
+    USE_CYCLE,
 )
 
 __all__ = [
@@ -42,6 +44,9 @@ __all__ = [
     "ODD_POINTS",
     "INVALID_VIEWBOX",
     "UNRESOLVED_REFERENCE",
+    "NO_SVG_NAMESPACE",
+    "INVALID_NUMBER",
+    "USE_CYCLE",
     "TARGET_INVALID",
     "DETAIL_CODES",
 ]
@@ -89,6 +94,12 @@ INVALID_VIEWBOX = "invalid_viewbox"
 """A ``viewBox`` is not four numbers with positive width and height (spec §10 rule 3)."""
 UNRESOLVED_REFERENCE = "unresolved_reference"
 """A local ``href="#X"`` or ``url(#X)`` names no element ``id`` (spec §10 rule 4)."""
+# NO_SVG_NAMESPACE (default mode: the root is <svg> outside the SVG namespace) and USE_CYCLE
+# (default mode: a self-referencing or cyclic <use>) are defined once in vector_gym.svg.parse,
+# shared with the renderer.
+INVALID_NUMBER = "invalid_number"
+"""Default mode: a numeric attribute (width, x, r, opacity, offset, …) is not an SVG number or
+length (``NaN``, ``Infinity``, ``1_0``, hex, ``10 px``)."""
 TARGET_INVALID = "target_invalid"
 """The task's own target fails validity, so both preservation gates fail (spec §11)."""
 
@@ -104,13 +115,16 @@ DETAIL_CODES: tuple[str, ...] = (
     TOO_DEEP,
     TOO_MANY_ELEMENTS,
     NOT_SVG_ROOT,
+    NO_SVG_NAMESPACE,
     EMPTY_ID,
     DUPLICATE_ID,
     INVALID_ATTRIBUTE_SYNTAX,
     INVALID_PATH_SYNTAX,
     ODD_POINTS,
     INVALID_VIEWBOX,
+    INVALID_NUMBER,
     UNRESOLVED_REFERENCE,
+    USE_CYCLE,
     TARGET_INVALID,
 )
 """Every detail code a :class:`~vector_gym.rewards.report.SpecReport` may carry."""

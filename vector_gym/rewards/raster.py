@@ -266,6 +266,9 @@ class RasterScorer:
         self.processes = processes
         self.timeout_s = float(timeout_s)
         self._cache = None
+        from vector_gym.rewards.cache import ReportCache
+
+        self.reports = ReportCache()
 
     # ---------------------------------------------------------------- helpers
     def __getstate__(self) -> dict[str, Any]:
@@ -315,7 +318,11 @@ class RasterScorer:
         return self.score_many([task], [produced_svg], extracted=True)[0]
 
     def score_many(self, tasks: Sequence[Task], responses: Sequence[str | None], extracted: bool = False) -> list[RasterReport]:
-        """Score a batch (one render batch, batched learned metrics).
+        """Score a batch (one render batch, batched learned metrics; reports of raw responses cached).
+
+        Reports of raw string responses are kept in this scorer's
+        :class:`~vector_gym.rewards.cache.ReportCache` (bounded in bytes), so scoring a batch
+        and then stepping an env through the same answers renders each answer once.
 
         Parameters
         ----------
@@ -336,6 +343,11 @@ class RasterScorer:
         """
         if len(tasks) != len(responses):
             raise ValueError(f"score_many: expected as many responses as tasks, got {len(responses)} and {len(tasks)}")
+        if extracted:
+            return self._score_many(tasks, responses, True)
+        return self.reports.score_many(tasks, responses, lambda ts, rs: self._score_many(ts, rs, False))
+
+    def _score_many(self, tasks: Sequence[Task], responses: Sequence[str | None], extracted: bool) -> list[RasterReport]:
         n = len(tasks)
         svgs: list[str | None] = []
         details: list[list[str]] = [[] for _ in range(n)]

@@ -68,7 +68,7 @@ from vector_gym.rewards._spec_lookup import IdIndex, corresponding, read_value
 from vector_gym.rewards._spec_mask import mask_produced, target_states
 from vector_gym.rewards._spec_validity import check_validity
 from vector_gym.rewards.report import CheckReport, SpecReport
-from vector_gym.svg.canonical import Node, canonical_equal, normalise_attribute, to_node
+from vector_gym.svg.canonical import REFERENCE, SVG2, Node, canonical_equal, to_node
 from vector_gym.svg.color import COLOR_ATTRIBUTES
 from vector_gym.svg.extract import extract_svg
 from vector_gym.svg.geometry import path_distance
@@ -191,7 +191,8 @@ class SpecScorer:
         except SVGParseError:
             lx = None
         self.viewport = Viewport(*viewport_size(lx))
-        self.target: Node | None = to_node(lx) if lx is not None else None
+        self.dialect = REFERENCE if self.parity else SVG2
+        self.target: Node | None = to_node(lx, dialect=self.dialect) if lx is not None else None
         self.target_valid = check_validity(self.target, self.parity)[0]
         self.t_index = IdIndex(self.target) if self.target is not None else None
         edits = task.requested_edits
@@ -309,7 +310,7 @@ class SpecScorer:
             detail.append(F.NOT_TEXT)
         if text is not None:
             try:
-                root = to_node(parse_svg(text, PRODUCED_LIMITS))
+                root = to_node(parse_svg(text, PRODUCED_LIMITS), dialect=self.dialect)
             except SVGParseError as exc:
                 detail.append(exc.reason if exc.reason in F.DETAIL_CODES else F.NOT_WELL_FORMED)
             except (RecursionError, MemoryError, ValueError):  # defensive: never raise
@@ -476,7 +477,7 @@ class SpecScorer:
                 self.parity,
             )
         else:
-            m = compare_canonical(produced, after, attr)
+            m = compare_canonical(produced, after, attr, self.parity)
         ok = valid and m.passed
         return CheckReport(
             part=part,
@@ -512,6 +513,7 @@ class SpecScorer:
             return False, None
         ratio = 0.0
         ok = True
+        normalise_attribute = self.dialect.normalise
         for a, tv in A_t.items():
             pv = A_p[a]
             if normalise_attribute(a, pv) == normalise_attribute(a, tv):
@@ -686,30 +688,11 @@ class SpecRewardScorer:
             raise ValueError(
                 f"score_many: expected as many responses as tasks, got {len(responses)} and {len(tasks)}"
             )
-        keys = [
-            (t.task_id, t.integrity_hash, r) if isinstance(r, str) else None
-            for t, r in zip(tasks, responses, strict=True)
-        ]
-        out: list[Any] = [None if k is None else self.cache.get(k) for k in keys]
-        todo: dict[Any, list[int]] = {}
-        for i, k in enumerate(keys):
-            if out[i] is None:
-                todo.setdefault(k if k is not None else ("#", i), []).append(i)
-        if todo:
-            first = [idx[0] for idx in todo.values()]
-            scored = score_many(
-                [tasks[i] for i in first],
-                [responses[i] for i in first],
-                parity=self.parity,
-                processes=self.processes,
-                responses=True,
-            )
-            for (k, idx), report in zip(todo.items(), scored, strict=True):
-                if k[0] != "#":
-                    self.cache.put(k, report)
-                for i in idx:
-                    out[i] = report
-        return out
+        return self.cache.score_many(
+            tasks,
+            responses,
+            lambda ts, rs: score_many(ts, rs, parity=self.parity, processes=self.processes, responses=True),
+        )
 
     def __repr__(self) -> str:
         return f"SpecRewardScorer(parity={self.parity})"

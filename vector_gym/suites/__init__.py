@@ -154,6 +154,8 @@ class Suite:
     """
 
     summary: str = "spec"
+    #: True for a generator suite: ``get_task`` regenerates ids no listing holds (RepairGen).
+    generated: bool = False
 
     def __init__(
         self,
@@ -200,6 +202,15 @@ class Suite:
         self._by_id: dict[str, Task] | None = None
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in sorted(self.options.items()))
         return f"<Suite {self.name}{' ' + opts if opts else ''}>"
@@ -220,7 +231,12 @@ class Suite:
         """
         if not options:
             return self
-        raise ConfigError(f"suite {self.name!r} takes no options, got {sorted(options)}")
+        if type(self) is Suite:
+            raise ConfigError(f"suite {self.name!r} takes no options, got {sorted(options)}")
+        try:  # a built-in suite class takes its options as keywords
+            return type(self)(**{**self.options, **options})
+        except TypeError as exc:
+            raise ConfigError(f"suite {self.name!r} does not accept {sorted(options)}: {exc}") from None
 
     # ------------------------------------------------------------------ tasks
     def tasks(self, split: str | None = None, **kw: Any) -> list[Task]:
@@ -337,6 +353,15 @@ class Suite:
         if not tasks:
             return []
         return list(self.scorer.score_many(tasks, responses))
+
+    def score_extracted(self, tasks: Sequence[Task], svgs: Sequence[Any]) -> list[Any]:
+        """Score already extracted SVG documents (stored outcomes' ``produced_svg``) as they are.
+
+        ``None`` means the provider returned nothing (spec-reward.md section 12). Default: the
+        documents are scored as responses (``score_many``); built-in suites score them without
+        extraction.
+        """
+        return self.score_many(tasks, svgs)
 
     def score_response(self, task: Task, response: Any) -> Any:
         """Score one raw response (``score_many`` of one)."""

@@ -22,7 +22,6 @@ default 20), ``parity``, ``progress_weight``, ``processes``.
 from __future__ import annotations
 
 import re
-import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import replace
@@ -57,6 +56,8 @@ def parse_task_id(task_id: Any) -> tuple[str, int, int] | None:
 class RepairGenSuite(SpecSuite):
     """Generated repair tasks (module docstring)."""
 
+    generated = True
+
     def __init__(self, *, config: Any = None, seed: int = 0, n: int = DEFAULT_N, **options: Any) -> None:
         from vector_gym.tasks.repairgen import RepairGenConfig
 
@@ -75,7 +76,6 @@ class RepairGenSuite(SpecSuite):
         self.n = n
         self._generators: dict[Any, Any] = {}
         self._seen: OrderedDict[str, Task] = OrderedDict()
-        self._seen_lock = threading.Lock()
         super().__init__(
             "repairgen",
             aliases=("repair-gen",),
@@ -86,9 +86,6 @@ class RepairGenSuite(SpecSuite):
             options={"config": config, "seed": seed, "n": n},
             **options,
         )
-
-    def configure(self, **options: Any) -> RepairGenSuite:
-        return type(self)(**{**self.options, **options}) if options else self
 
     def generator(self, split: str = "test", seed: int | None = None, config: Any = None) -> Any:
         """The :class:`~vector_gym.tasks.repairgen.RepairGenerator` of a split and seed (cached)."""
@@ -104,7 +101,7 @@ class RepairGenSuite(SpecSuite):
 
     def remember(self, task: Task) -> Task:
         """Record a generated task so that :meth:`get_task` returns it exactly; returns it."""
-        with self._seen_lock:
+        with self._lock:
             self._seen[task.task_id] = task
             self._seen.move_to_end(task.task_id)
             while len(self._seen) > _REMEMBER:
@@ -142,7 +139,7 @@ class RepairGenSuite(SpecSuite):
         UnknownTaskError
             Not a RepairGen id (``rg-{split}-s{seed}-{idx:07d}``).
         """
-        with self._seen_lock:
+        with self._lock:
             hit = self._seen.get(task_id) if isinstance(task_id, str) else None
         if hit is not None:
             return hit

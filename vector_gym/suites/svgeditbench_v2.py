@@ -51,9 +51,6 @@ class RasterSuite(Suite):
             options["tasks"] = tasks
         super().__init__(name, options=options, splits=("test",), **parts)
 
-    def configure(self, **options: Any) -> RasterSuite:
-        return type(self)(**{**self.options, **options}) if options else self
-
     def _load(self, source: Any) -> list[Task]:
         raise NotImplementedError
 
@@ -77,6 +74,10 @@ class RasterSuite(Suite):
         from vector_gym.svg.extract import extract_svg_v2
 
         return extract_svg_v2(response)[0] if isinstance(response, str) else None
+
+    def score_extracted(self, tasks: Any, svgs: Any) -> list[Any]:
+        """Score stored SVGs as they are (one render batch)."""
+        return self.scorer.score_many(list(tasks), list(svgs), extracted=True)
 
     def make_scorer(self) -> Any:
         from vector_gym.rewards.raster import RasterScorer

@@ -86,6 +86,12 @@ class SpecSuite(Suite):
 
         return SpecRewardScorer(parity=self.parity, processes=self.processes)
 
+    def score_extracted(self, tasks: Any, svgs: Any) -> list[Any]:
+        """Score stored SVGs as they are (:meth:`~vector_gym.rewards.spec.SpecScorer.score`)."""
+        from vector_gym.rewards.spec import get_scorer
+
+        return [get_scorer(t, parity=self.parity).score(svg) for t, svg in zip(tasks, svgs, strict=True)]
+
     def reward(self, report: Any) -> float:
         """``specification_reward + progress_weight * repair_progress`` (module docstring)."""
         return spec_reward(report, self.progress_weight)
@@ -107,9 +113,6 @@ class VectorBenchSuite(SpecSuite):
         )
         if tasks is not None:
             self.options["tasks"] = tasks
-
-    def configure(self, **options: Any) -> VectorBenchSuite:
-        return type(self)(**{**self.options, **options}) if options else self
 
     def tasks(self, split: str | None = None, **kw: Any) -> list[Task]:
         self._check_split(split)

@@ -3,6 +3,31 @@
 Public names are re-exported here. Modules that need NumPy (``transform``, ``path_data``,
 ``geometry``) are imported lazily on first attribute access, so ``import vector_gym.svg`` stays
 light.
+
+Grammar entry points (each spelling is read in exactly one place; default mode, SVG 2 / CSS):
+
+- number: :func:`vector_gym.svg.numbers.parse_svg_number`, ``is_svg_number``,
+  ``normalise_svg_number``, ``format_number`` (canonical spelling), ``SVG_NUMBER_PATTERN``;
+- number list (``viewBox``, ``points``, dash arrays, transform arguments):
+  :func:`vector_gym.svg.numbers.scan_numbers`;
+- length: :func:`vector_gym.svg.numbers.parse_length`, ``normalise_length``, ``LENGTH_UNITS``;
+- points: :func:`vector_gym.svg.numbers.parse_points`;
+- path data: :func:`vector_gym.svg.path_data.parse_path_data` (``parse_path_data_cached``,
+  ``path_syntax_ok``), canonical spelling ``normalise_path_data``;
+- transform list: :func:`vector_gym.svg.transform.parse_transform`, ``transform_to_matrix``,
+  ``normalise_transform_list``, ``TRANSFORM_ARITY``;
+- viewBox: :func:`vector_gym.svg.viewbox.parse_viewbox`;
+- colour: :func:`vector_gym.svg.color.parse_css_color` (CSS Color 4), ``canonical_color``,
+  ``color_keyword``, ``COLOR_KEYWORDS``;
+- style declarations: :func:`vector_gym.svg.style.parse_style_declarations`,
+  ``style_declarations`` (cascade within one block);
+- references: :mod:`vector_gym.svg.references` (``url_references``, ``local_href``,
+  ``effective_href``, ``link_key``, ``URL_REFERENCE_RE``, ``XLINK_HREF``);
+- one attribute value, all of the above: :func:`vector_gym.svg.canonical.normalise_attribute_svg`;
+- limits: :data:`vector_gym.svg.parse.MAX_DEPTH` and :class:`vector_gym.svg.parse.ParseLimits`.
+
+The reference evaluator's readings, which only parity mode uses, are listed one by one in
+:mod:`vector_gym.svg.reference_dialect` (``normalise_attribute_reference`` and friends).
 """
 
 from __future__ import annotations

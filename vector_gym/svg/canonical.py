@@ -1,7 +1,17 @@
 """The canonical form C(S): strict, "source level" equality of SVG trees (spec-reward.md §4).
 
-Normaliser contract
--------------------
+Two dialects
+------------
+Every :class:`Node` tree carries a :class:`Dialect` that decides how its attribute values are
+read. :data:`SVG2` (the default mode, and the default of :func:`to_node`) reads every value with
+the SVG 2 / CSS grammars of ``vector_gym.svg`` (:func:`normalise_attribute_svg`): two spellings
+are equal exactly when SVG says they denote the same value (packed numbers, compact arc flags,
+CSS Color 4 colours, CSS declarations, ``px`` lengths, implied transform arguments, SVG 2 ``href``
+rules). :data:`REFERENCE` (parity mode) is the reference evaluator's N of spec §4.1, implemented
+in :mod:`vector_gym.svg.reference_dialect`; the contract below is that dialect's.
+
+Normaliser contract (REFERENCE dialect)
+---------------------------------------
 What is resolved (two spellings that C treats as the same):
 
 - attribute order; namespace prefixes (tags and attribute keys compare in expanded
@@ -50,15 +60,42 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
-from decimal import Decimal, InvalidOperation
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from vector_gym.svg.color import COLOR_ATTRIBUTES, normalise_color
+from vector_gym.svg.color import COLOR_ATTRIBUTES, canonical_color
+from vector_gym.svg.numbers import (
+    format_number,
+    normalise_length,
+    normalise_svg_number,
+    scan_numbers,
+)
 from vector_gym.svg.parse import fold_ws, local_name, read_attributes
+from vector_gym.svg.path_data import normalise_path_data
+from vector_gym.svg.reference_dialect import (  # re-exported: the names predate the dialect split
+    INVALID_MARKER,
+    NUMBER_PATTERN,
+    is_number,
+    normalise_attribute_reference,
+    normalise_number,
+    normalise_style,
+    normalise_transform,
+    number_tokens,
+    path_tokens,
+    style_pieces,
+)
+from vector_gym.svg.references import XLINK_HREF
+from vector_gym.svg.style import style_declarations
+from vector_gym.svg.transform import normalise_transform_list
 
 __all__ = [
+    "Dialect",
+    "REFERENCE",
+    "SVG2",
     "INVALID_MARKER",
+    "INVALID_NUMBER_MARKER",
+    "normalise_attribute_svg",
+    "normalise_attribute_reference",
     "NUMBER_PATTERN",
     "Node",
     "to_node",
@@ -70,6 +107,11 @@ __all__ = [
     "path_tokens",
     "normalise_transform",
     "normalise_style",
+    "style_pieces",
+    "fold_ascii_ws",
+    "NUMBER_ATTRIBUTES",
+    "LENGTH_ATTRIBUTES",
+    "LENGTH_LIST_ATTRIBUTES",
     "canonical_attributes",
     "canonical_equal",
     "canonical_form",
@@ -77,25 +119,9 @@ __all__ = [
     "local_name",
 ]
 
-INVALID_MARKER = "__invalid_svg_syntax__:"
-"""Prefix of a normalised value whose syntax check failed (spec §4.1 "marked invalid")."""
+INVALID_NUMBER_MARKER = INVALID_MARKER + "number:"
+"""Prefix of a default-mode value that is not a number/length where one is required."""
 
-NUMBER_PATTERN = r"[-+]?(?:\d*\.\d+|\d+\.?)(?:[eE][-+]?\d+)?"
-"""§4.2 number grammar; ``\\d`` is Python's Unicode decimal digit class (spec §15)."""
-
-_NUMBER_RE = re.compile(NUMBER_PATTERN)
-_PATH_TOKEN_RE = re.compile(f"({NUMBER_PATTERN})|([MmLlHhVvCcSsQqTtAaZz])")
-_SEP_RE = re.compile(r"[\s,]*")
-_TRANSFORM_RE = re.compile(r"([A-Za-z]+)\s*\(([^()]*)\)")
-_TRANSFORM_ARITY = {
-    "matrix": (6,),
-    "rotate": (1, 3),
-    "scale": (1, 2),
-    "skewX": (1,),
-    "skewY": (1,),
-    "translate": (1, 2),
-}
-_MAX_POSITIONAL = 1000
 _CACHE_MAX_LEN = 2048  # longer values are normalised without caching (bounded memory)
 
 
@@ -116,9 +142,11 @@ class Node:
         Raw text before the first child / after the end tag (``""`` when absent).
     children : list of Node
     parent : Node or None
+    dialect : Dialect
+        How attribute values are read: :data:`SVG2` (default mode) or :data:`REFERENCE` (parity).
     """
 
-    __slots__ = ("tag", "attrib", "text", "tail", "children", "parent", "_c", "_v")
+    __slots__ = ("tag", "attrib", "text", "tail", "children", "parent", "dialect", "_c", "_v")
 
     def __init__(
         self,
@@ -128,8 +156,10 @@ class Node:
         tail: str = "",
         children: list[Node] | None = None,
         parent: Node | None = None,
+        dialect: Dialect | None = None,
     ) -> None:
         self.tag = tag
+        self.dialect = dialect if dialect is not None else SVG2
         self.attrib = attrib
         self.text = text
         self.tail = tail
@@ -162,7 +192,7 @@ class Node:
 
     def copy(self, parent: Node | None = None) -> Node:
         """Deep copy of this subtree (caches are shared; they depend only on attributes)."""
-        n = Node(self.tag, dict(self.attrib), self.text, self.tail, None, parent)
+        n = Node(self.tag, dict(self.attrib), self.text, self.tail, None, parent, self.dialect)
         n._c = self._c
         n._v = self._v
         n.children = [c.copy(n) for c in self.children]
@@ -172,7 +202,7 @@ class Node:
         return f"Node({self.tag!r}, {self.attrib!r}, {len(self.children)} children)"
 
 
-def to_node(element: Any, parent: Node | None = None) -> Node:
+def to_node(element: Any, parent: Node | None = None, dialect: Dialect | None = None) -> Node:
     """Convert an lxml (or ElementTree) element and its subtree to :class:`Node`.
 
     Parameters
@@ -181,6 +211,8 @@ def to_node(element: Any, parent: Node | None = None) -> Node:
         As returned by :func:`vector_gym.svg.parse.parse_svg` (comments and PIs removed).
     parent : Node, optional
         Parent of the new root node.
+    dialect : Dialect, optional
+        :data:`SVG2` (default) or :data:`REFERENCE` (parity mode); every node of the tree gets it.
 
     Returns
     -------
@@ -190,7 +222,9 @@ def to_node(element: Any, parent: Node | None = None) -> Node:
     """
     attrs = read_attributes  # linear in the attribute count (lxml's items() is quadratic)
 
-    top = Node(element.tag, attrs(element), element.text or "", element.tail or "", None, parent)
+    if dialect is None:
+        dialect = SVG2
+    top = Node(element.tag, attrs(element), element.text or "", element.tail or "", None, parent, dialect)
     stack = [(element, top)]
     while stack:
         el, node = stack.pop()
@@ -199,7 +233,7 @@ def to_node(element: Any, parent: Node | None = None) -> Node:
             tag = c.tag
             if tag.__class__ is not str:  # comment / PI / entity nodes are not part of the model
                 continue
-            n = Node(tag, attrs(c), c.text or "", c.tail or "", None, node)
+            n = Node(tag, attrs(c), c.text or "", c.tail or "", None, node, dialect)
             kids.append(n)
             if len(c):
                 stack.append((c, n))
@@ -207,290 +241,200 @@ def to_node(element: Any, parent: Node | None = None) -> Node:
 
 
 # --------------------------------------------------------------------------------------------
-# Numbers (§4.2) and token streams (§4.3)
+# The two dialects of N(name, value)
 
 
-def is_number(text: str) -> bool:
-    """Return whether ``text`` is exactly one number of the §4.2 grammar (Unicode digits).
+class Dialect:
+    """How a tree's attribute values are read: the normaliser N and the ``href`` keying of V.
 
-    Examples
-    --------
-    >>> is_number("1e2"), is_number(".5"), is_number("5."), is_number("1_0"), is_number("nan")
-    (True, True, True, False, False)
-    """
-    return _NUMBER_RE.fullmatch(text) is not None
-
-
-def normalise_number(text: str) -> str:
-    """Respell one §4.2 number exactly (no binary floats, no rounding).
-
-    Zero of any spelling → ``0``; otherwise plain positional notation with trailing fractional
-    zeros, a trailing ``.`` and a leading ``+`` removed (spec §4.2).
-
-    Parameters
+    Attributes
     ----------
-    text : str
-        A string matching :data:`NUMBER_PATTERN`.
+    name : str
+        ``"svg2"`` or ``"reference"``.
+    normalise : callable (key, value) -> str
+        N of this dialect; ``key`` may be an expanded ``{uri}local`` name.
+    svg2_links : bool
+        True: SVG 2 ``href`` rules (:mod:`vector_gym.svg.references`); False: the reference's
+        local-name keying (spec §5.2).
+    """
 
-    Returns
-    -------
-    str
+    __slots__ = ("name", "normalise", "svg2_links")
 
-    Raises
-    ------
-    ValueError
-        ``text`` is not a number.
+    def __init__(self, name: str, normalise: Callable[[str, str], str], svg2_links: bool) -> None:
+        self.name = name
+        self.normalise = normalise
+        self.svg2_links = svg2_links
+
+    def __repr__(self) -> str:
+        return f"Dialect({self.name!r})"
+
+
+NUMBER_ATTRIBUTES: frozenset[str] = frozenset(
+    {"opacity", "fill-opacity", "stroke-opacity", "stop-opacity", "flood-opacity", "offset",
+     "stroke-miterlimit", "pathLength"}
+)
+"""Attributes whose value is one number (or a percentage, for opacities and ``offset``)."""
+
+LENGTH_ATTRIBUTES: frozenset[str] = frozenset(
+    {"width", "height", "r", "rx", "ry", "cx", "cy", "x1", "y1", "x2", "y2", "fx", "fy", "fr",
+     "stroke-width", "stroke-dashoffset", "refX", "refY", "markerWidth", "markerHeight"}
+)
+"""Attributes whose value is one length (SVG 2 §4.3: number, optional unit or ``%``)."""
+
+LENGTH_LIST_ATTRIBUTES: frozenset[str] = frozenset({"x", "y", "dx", "dy"})
+"""Attributes whose value is a list of lengths (on ``<text>``/``<tspan>``; one on shapes)."""
+
+_CSS_WIDE = frozenset({"inherit", "initial", "unset", "revert"})
+_AUTO_OK = frozenset({"width", "height", "rx", "ry"})
+
+
+def _svg_number_value(name: str, value: str) -> str:
+    if value[-1:] == "%" and name != "stroke-miterlimit" and name != "pathLength":
+        n = normalise_svg_number(value[:-1])
+        if n is not None:
+            return format_number(float(n) / 100.0)
+    n = normalise_svg_number(value)
+    return n if n is not None else INVALID_NUMBER_MARKER + value
+
+
+def _svg_length_list(value: str) -> str | None:
+    out = []
+    for piece in value.replace(",", " ").split():
+        n = normalise_length(piece)
+        if n is None:
+            return None
+        out.append(n)
+    return " ".join(out) if out and value.count(",") < len(out) else None
+
+
+_ASCII_WSP_RE = re.compile(r"[ \t\r\n\f]+")
+
+
+def fold_ascii_ws(value: str) -> str:
+    """Strip and collapse XML/SVG whitespace (space, tab, CR, LF, FF) only; NBSP is a character.
 
     Examples
     --------
-    >>> [normalise_number(s) for s in ("1.000", "-0", "1e2", ".5", "5.", "+5", "-0.0e5")]
-    ['1', '0', '100', '0.5', '5', '5', '0']
-    >>> normalise_number("0.123456789") == normalise_number("0.123456788")
-    False
-    >>> normalise_number("\\uff11\\uff10")
-    '10'
+    >>> fold_ascii_ws(" a \t b\u00a0c ")
+    'a b\xa0c'
     """
-    try:
-        d = Decimal(text)
-    except InvalidOperation:
-        raise ValueError(f"expected a number, got {text!r}") from None
-    if not d.is_finite():
-        raise ValueError(f"expected a finite number, got {text!r}")
-    if d.is_zero():
-        return "0"
-    sign, digit_tuple, exp = d.as_tuple()
-    digits = "".join(map(str, digit_tuple)).lstrip("0")
-    stripped = digits.rstrip("0")
-    exp += len(digits) - len(stripped)
-    digits = stripped
-    n = len(digits)
-    adjusted = n - 1 + exp
-    if exp > _MAX_POSITIONAL or adjusted < -_MAX_POSITIONAL:
-        body = digits[0] + ("." + digits[1:] if n > 1 else "") + "e" + str(adjusted)
-    elif exp >= 0:
-        body = digits + "0" * exp
-    elif -exp >= n:
-        body = "0." + "0" * (-exp - n) + digits
-    else:
-        body = digits[: n + exp] + "." + digits[n + exp :]
-    return "-" + body if sign else body
+    if value.isascii():
+        return " ".join(value.split())
+    return _ASCII_WSP_RE.sub(" ", value).strip(" ")
 
 
-def _token_stream(value: str, commands: bool) -> list[str] | None:
-    """Scan a §4.3 token stream; ``None`` on failure. ``value`` is already folded."""
-    tokens: list[str] = []
-    pos = 0
-    prev_number = False
-    sep = _SEP_RE.fullmatch
-    for m in _PATH_TOKEN_RE.finditer(value):
-        start = m.start()
-        num = m.group(1)
-        if start != pos:
-            if sep(value, pos, start) is None:
-                return None
-        elif prev_number and num is not None and num[0] not in "+-":
-            return None
-        if num is None:
-            if not commands:
-                return None
-            tokens.append(m.group(2))
-            prev_number = False
-        else:
-            tokens.append(normalise_number(num))
-            prev_number = True
-        pos = m.end()
-    if not tokens or sep(value, pos) is None:
-        return None
-    return tokens
-
-
-def number_tokens(value: str) -> list[str] | None:
-    """Normalised numbers of a numeric token stream (``points``, ``viewBox``, lists), §4.3.
-
-    Returns ``[]`` for an empty/blank value and ``None`` when the stream is malformed (any
-    other character, or two numbers packed without a separator unless the second is signed).
-
-    Examples
-    --------
-    >>> number_tokens(" 0,0  1.0 , 2e1 "), number_tokens("0-1"), number_tokens("0.5.5")
-    (['0', '0', '1', '20'], ['0', '-1'], None)
-    >>> number_tokens("10px"), number_tokens("")
-    (None, [])
-    """
-    value = fold_ws(value)
-    if not value:
-        return []
-    return _token_stream(value, commands=False)
-
-
-def path_tokens(value: str) -> list[str] | None:
-    """Normalised tokens of path data: numbers and single command letters (spec §4.3).
-
-    Examples
-    --------
-    >>> path_tokens("M0,0L1,1") == path_tokens("M 0 0 L 1.0 1.00") == ["M", "0", "0", "L", "1", "1"]
-    True
-    >>> path_tokens("M0 0; L1 1"), path_tokens("M0.5.5"), path_tokens("A5 5 0 0110")
-    (None, None, ['A', '5', '5', '0', '110'])
-    """
-    value = fold_ws(value)
-    if not value:
-        return []
-    return _token_stream(value, commands=True)
-
-
-def normalise_transform(value: str) -> str | None:
-    """Normalise a ``transform`` list (spec §4.4); ``None`` when malformed.
-
-    Examples
-    --------
-    >>> normalise_transform("translate(10,20)  rotate(45)")
-    'translate(10 20) rotate(45)'
-    >>> normalise_transform("translate(10); scale(2)"), normalise_transform("Scale(2)")
-    (None, None)
-    >>> normalise_transform("rotate()"), normalise_transform("")
-    (None, '')
-    """
-    value = fold_ws(value)
-    if not value:
-        return ""
-    items: list[str] = []
-    pos = 0
-    sep = _SEP_RE.fullmatch
-    for m in _TRANSFORM_RE.finditer(value):
-        if sep(value, pos, m.start()) is None:
-            return None
-        args = number_tokens(m.group(2))
-        if args is None:
-            return None
-        name = m.group(1)
-        if len(args) not in _TRANSFORM_ARITY.get(name, ()):
-            return None
-        items.append(f"{name}({' '.join(args)})")
-        pos = m.end()
-    if not items or sep(value, pos) is None:
-        return None
-    return " ".join(items)
-
-
-def style_pieces(value: str) -> list[tuple[str, str]] | None:
-    """Split a ``style`` value into (lower-cased name, raw value) pairs, §4.5 / §5.2.
-
-    Empty pieces are skipped; a piece without ``:``, or with an empty name or value, makes the
-    whole style malformed (``None``). Duplicates are kept in order.
-
-    Examples
-    --------
-    >>> style_pieces("Fill: red;; stroke:blue;")
-    [('fill', 'red'), ('stroke', 'blue')]
-    >>> style_pieces("fill red") is None, style_pieces("fill:") is None
-    (True, True)
-    """
-    out: list[tuple[str, str]] = []
-    for chunk in value.split(";"):
-        chunk = chunk.strip()
-        if not chunk:
-            continue
-        name, colon, raw = chunk.partition(":")
-        if not colon:
-            return None
-        name = name.strip().lower()
-        raw = raw.strip()
-        if not name or not raw:
-            return None
-        out.append((name, raw))
-    return out
-
-
-def normalise_style(value: str) -> str | None:
-    """Normalise a ``style`` attribute at C level (spec §4.5); ``None`` when malformed.
-
-    Declarations are sorted by name when all names are distinct; otherwise order and
-    duplicates are kept. Nested values go through :func:`normalise_attribute` (an invalid nested
-    value does not invalidate the style itself, §4.5 [parity]).
-
-    Examples
-    --------
-    >>> normalise_style("stroke: Blue; fill: White;")
-    'fill:#ffffff;stroke:#0000ff'
-    >>> normalise_style("fill:red;fill:blue")
-    'fill:#ff0000;fill:#0000ff'
-    >>> normalise_style("fill") is None
-    True
-    """
-    pieces = style_pieces(fold_ws(value))
-    if pieces is None:
-        return None
-    decls = [(name, normalise_attribute(name, raw)) for name, raw in pieces]
-    if len({name for name, _ in decls}) == len(decls):
-        decls.sort()
-    return ";".join(f"{name}:{v}" for name, v in decls)
-
-
-# --------------------------------------------------------------------------------------------
-# N(name, value), §4.1
-
-
-def _normalise(name: str, value: str) -> str:
-    value = fold_ws(value)
+def _normalise_svg(key: str, value: str) -> str:
+    if key[:1] == "{":
+        if key != XLINK_HREF:
+            return fold_ascii_ws(value)  # a foreign attribute: opaque text
+        key = "href"
+    value = fold_ascii_ws(value)
+    name = key
     if name == "style":
-        out = normalise_style(value)
-        return out if out is not None else INVALID_MARKER + value
-    if name in COLOR_ATTRIBUTES and not value[:4].lower() == "url(":
-        return normalise_color(value)
-    if _NUMBER_RE.fullmatch(value):
-        return normalise_number(value)
+        decls = style_declarations(value)
+        if decls is None:
+            return INVALID_MARKER + value
+        return ";".join(f"{k}:{_normalise_svg(k, decls[k])}" for k in sorted(decls))
+    if not value:
+        return value
+    low = value.lower()
+    if low in _CSS_WIDE:
+        return low
+    if name in COLOR_ATTRIBUTES and low[:4] != "url(":
+        return canonical_color(value)
+    if name in NUMBER_ATTRIBUTES:
+        return _svg_number_value(name, value)
+    if name in LENGTH_ATTRIBUTES:
+        if low == "auto" and name in _AUTO_OK:
+            return low
+        n = normalise_length(value)
+        return n if n is not None else INVALID_NUMBER_MARKER + value
+    if name in LENGTH_LIST_ATTRIBUTES:
+        n = _svg_length_list(value)
+        return n if n is not None else INVALID_NUMBER_MARKER + value
     if name == "d":
-        toks = _token_stream(value, True) if value else []
-        return " ".join(toks) if toks is not None else INVALID_MARKER + value
-    if name == "points" or name == "viewBox":
-        toks = _token_stream(value, False) if value else []
-        return " ".join(toks) if toks is not None else INVALID_MARKER + value
-    if name == "transform":
-        out = normalise_transform(value)
+        out = normalise_path_data(value)
         return out if out is not None else INVALID_MARKER + value
-    if value:
-        toks = _token_stream(value, False)
-        if toks:
-            return " ".join(toks)
+    if name == "points" or name == "viewBox":
+        nums = scan_numbers(value)
+        return " ".join(map(format_number, nums)) if nums is not None else INVALID_MARKER + value
+    if name == "transform":
+        out = normalise_transform_list(value)
+        return out if out is not None else INVALID_MARKER + value
+    n = normalise_svg_number(value)
+    if n is not None:
+        return n
+    nums = scan_numbers(value)
+    if nums:
+        return " ".join(map(format_number, nums))
     return value
 
 
-_normalise_cached = functools.lru_cache(maxsize=1 << 16)(_normalise)
+_normalise_svg_cached = functools.lru_cache(maxsize=1 << 16)(_normalise_svg)
 
 
-def normalise_attribute(name: str, value: str) -> str:
-    """N(name, value): the canonical spelling of one attribute value (spec §4.1).
+def normalise_attribute_svg(key: str, value: str) -> str:
+    """Default-mode N(name, value): equal outputs iff SVG 2 / CSS read the same value.
+
+    Grammars (each defined once in ``vector_gym.svg``): numbers and lengths
+    (:mod:`vector_gym.svg.numbers`; ``px`` = user units, opacities and ``offset`` percentages as
+    fractions), path data (:func:`vector_gym.svg.path_data.normalise_path_data`: the path
+    reader's grammar, packed numbers and compact arc flags included), ``points``/``viewBox``
+    number lists, ``transform`` lists (:func:`vector_gym.svg.transform.normalise_transform_list`),
+    colours (:func:`vector_gym.svg.color.canonical_color`, CSS Color 4), ``style`` declaration
+    lists (:func:`vector_gym.svg.style.style_declarations`: comments and ``!important`` are
+    not part of a value, last declaration wins). CSS-wide keywords are lower-cased. A value that
+    is not a number or length where one is required (``NaN``, ``Infinity``, ``1_0``, ``0x10``,
+    ``10 px``) normalises to :data:`INVALID_NUMBER_MARKER` + the text; malformed path data,
+    ``points``, ``viewBox``, ``transform`` or ``style`` to :data:`INVALID_MARKER` + the text.
+    A namespaced key other than ``xlink:href`` is a foreign attribute: its value is only
+    whitespace-folded.
 
     Parameters
     ----------
-    name : str
-        Local attribute name (a namespace prefix ``{uri}`` is stripped if present).
+    key : str
+        Attribute name, bare or expanded (``{uri}local``).
     value : str
-        Raw value.
 
     Returns
     -------
     str
-        The normalised value; starts with :data:`INVALID_MARKER` when the syntax check of
-        rules 1, 4, 5 or 6 failed.
+
+    Examples
+    --------
+    >>> normalise_attribute_svg("d", "M1.5.5") == normalise_attribute_svg("d", "M 1.5 0.5")
+    True
+    >>> normalise_attribute_svg("fill", "hsl(0,100%,50%)"), normalise_attribute_svg("width", "1e1px")
+    ('#ff0000', '10')
+    >>> normalise_attribute_svg("style", "fill: Red !important; opacity: 50%")
+    'fill:#ff0000;opacity:0.5'
+    >>> normalise_attribute_svg("x", "NaN").startswith(INVALID_NUMBER_MARKER)
+    True
+    """
+    if len(value) <= _CACHE_MAX_LEN:
+        return _normalise_svg_cached(key, value)
+    return _normalise_svg(key, value)
+
+
+SVG2 = Dialect("svg2", normalise_attribute_svg, True)
+"""Default mode: the SVG 2 / CSS grammars and equivalences."""
+
+REFERENCE = Dialect("reference", normalise_attribute_reference, False)
+"""Parity mode: the reference evaluator's readings (:mod:`vector_gym.svg.reference_dialect`)."""
+
+
+def normalise_attribute(name: str, value: str) -> str:
+    """The reference's N(name, value) (spec §4.1), kept under its old name for existing callers.
+
+    Same as :func:`vector_gym.svg.reference_dialect.normalise_attribute_reference`; default-mode
+    code uses :func:`normalise_attribute_svg` (or a tree's ``dialect.normalise``).
 
     Examples
     --------
     >>> normalise_attribute("x", "10.0"), normalise_attribute("fill", "White")
     ('10', '#ffffff')
-    >>> normalise_attribute("viewBox", "0,0,220,140"), normalise_attribute("stroke-dasharray", "4,2")
-    ('0 0 220 140', '4 2')
-    >>> normalise_attribute("width", "10px"), normalise_attribute("fill", "url(#A)")
-    ('10px', 'url(#A)')
-    >>> is_invalid(normalise_attribute("d", "M0 0; L1 1"))
-    True
     """
-    if name[:1] == "{":
-        name = local_name(name)
-    if len(value) <= _CACHE_MAX_LEN:
-        return _normalise_cached(name, value)
-    return _normalise(name, value)
+    return normalise_attribute_reference(name, value)
 
 
 def is_invalid(normalised: str) -> bool:
@@ -506,7 +450,8 @@ def canonical_attributes(node: Node) -> dict[str, str]:
     """The C attribute map of ``node``: expanded key → N(local name, value) (cached)."""
     c = node._c
     if c is None:
-        c = {k: normalise_attribute(k, v) for k, v in node.attrib.items()}
+        norm = node.dialect.normalise
+        c = {k: norm(k, v) for k, v in node.attrib.items()}
         node._c = c
     return c
 

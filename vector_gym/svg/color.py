@@ -25,6 +25,8 @@ __all__ = [
     "COLOR_ATTRIBUTES",
     "RGBA",
     "normalise_color",
+    "canonical_color",
+    "COLOR_KEYWORDS",
     "parse_css_color",
     "color_keyword",
     "is_none",
@@ -189,6 +191,52 @@ def _parse_css_color(value: str) -> RGBA | None:
         return None
     r, g, b, a = c.to("srgb")
     return (_clip01(r), _clip01(g), _clip01(b), _clip01(a))
+
+
+COLOR_KEYWORDS: frozenset[str] = frozenset(
+    {"none", "currentcolor", "inherit", "initial", "unset", "revert", "context-fill", "context-stroke"}
+)
+"""Paint/colour keywords that are not colours (ASCII case-insensitive, CSS Values 4 §6.1)."""
+
+
+def canonical_color(value: str) -> str:
+    """Default-mode canonical spelling of a colour value: equal iff same sRGB colour and alpha.
+
+    Every CSS Color 4 spelling :func:`parse_css_color` reads (any named colour in any case,
+    ``#rgb``, ``#rgba``, ``#rrggbb``, ``#rrggbbaa``, ``rgb()``/``rgba()`` with numbers or
+    percentages, comma or space syntax with ``/ alpha``, ``hsl()``/``hsla()`` with hue units,
+    ``hwb()``, ``transparent``) becomes ``#rrggbb`` when opaque with 8-bit channels, else
+    ``rgba(r g b / a)`` with channels on the 0–255 scale rounded to 1e-4 and alpha to 1e-6 (so
+    ``hsl(120 100% 25%)`` ≡ ``#008000`` despite binary rounding of the conversion). Keywords
+    (:data:`COLOR_KEYWORDS`, ``currentColor`` included) become lower case; anything else is
+    returned trimmed and lower-cased.
+
+    Examples
+    --------
+    >>> canonical_color("hsl(0,100%,50%)"), canonical_color("rgb(100%,0%,0%)"), canonical_color("RED")
+    ('#ff0000', '#ff0000', '#ff0000')
+    >>> canonical_color("#f008") == canonical_color("rgba(255 0 0 / 53.33333333%)")
+    True
+    >>> canonical_color("transparent"), canonical_color("CurrentColor"), canonical_color("Bogus")
+    ('rgba(0 0 0 / 0)', 'currentcolor', 'bogus')
+    """
+    v = value.strip()
+    low = v.lower()
+    if low in COLOR_KEYWORDS:
+        return low
+    rgba = parse_css_color(v)
+    if rgba is None:
+        return low
+    r, g, b = (round(c * 255.0, 4) for c in rgba[:3])
+    a = round(rgba[3], 6)
+    if a == 1.0 and r.is_integer() and g.is_integer() and b.is_integer():
+        return f"#{int(r):02x}{int(g):02x}{int(b):02x}"
+    return f"rgba({_trim(f'{r:.4f}')} {_trim(f'{g:.4f}')} {_trim(f'{b:.4f}')} / {_trim(f'{a:.6f}')})"
+
+
+def _trim(s: str) -> str:
+    s = s.rstrip("0").rstrip(".")
+    return "0" if s in ("", "-0") else s
 
 
 # Lab pipeline of spec §8.8, operation order as the reference evaluates it (spec §15).

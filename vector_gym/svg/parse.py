@@ -71,6 +71,12 @@ TOO_DEEP = "too_deep"
 TOO_MANY_ELEMENTS = "too_many_elements"
 """More elements than ``ParseLimits.max_elements``."""
 
+# Document reasons shared by the scorer's validity gate and the renderer (one name each).
+NO_SVG_NAMESPACE = "no_svg_namespace"
+"""The root is ``<svg>`` outside the SVG namespace: not an SVG document (renderers draw nothing)."""
+USE_CYCLE = "use_cycle"
+"""A ``<use>`` references itself, an ancestor, or a chain back to itself (SVG 2 §5.6.1)."""
+
 REASONS: tuple[str, ...] = (
     NOT_TEXT,
     INVALID_UTF8,
@@ -84,6 +90,16 @@ REASONS: tuple[str, ...] = (
 """Every ``SVGParseError.reason`` that :func:`parse_svg` can raise."""
 
 
+MAX_DEPTH = 128
+"""The one element-nesting limit of the product (root = depth 1).
+
+The scorer (:class:`ParseLimits`) and the renderer (``vector_gym.render.precheck.RenderLimits``)
+both default to it, so a document the scorer accepts is one the renderer accepts and the
+reverse. 10,000 nested groups crash skia and resvg (issue 3); 128 is what the render precheck
+always allowed.
+"""
+
+
 @dataclass(frozen=True, slots=True)
 class ParseLimits:
     """Bounds on an input accepted by :func:`parse_svg`.
@@ -93,13 +109,13 @@ class ParseLimits:
     max_bytes : int
         Largest accepted size of the text encoded as UTF-8, in bytes.
     max_depth : int
-        Deepest accepted element nesting; the root element is depth 1.
+        Deepest accepted element nesting; the root element is depth 1 (default :data:`MAX_DEPTH`).
     max_elements : int
         Largest accepted number of elements, root included.
     """
 
     max_bytes: int = 4_000_000
-    max_depth: int = 200
+    max_depth: int = MAX_DEPTH
     max_elements: int = 100_000
 
     def __post_init__(self) -> None:

@@ -55,9 +55,6 @@ from vector_gym.svg.parse import ParseLimits, parse_svg
 __all__ = [
     "MAX_EDITS",
     "MAX_LOOKUP_WORK",
-    "MULTI_TURN_INSTRUCTIONS",
-    "PATCH_FORMAT_INSTRUCTIONS",
-    "SVG_FORMAT_INSTRUCTIONS",
     "MAX_PATCH_CHARS",
     "PatchResult",
     "REASONS",
@@ -107,29 +104,6 @@ REASONS: tuple[str, ...] = (
     PATCH_SOURCE_UNPARSEABLE,
 )
 """Every ``PatchResult.reason`` :func:`apply_patch` can return."""
-
-SVG_FORMAT_INSTRUCTIONS = (
-    "Answer with exactly one complete, valid SVG document (from <svg to </svg>) that makes the "
-    "requested repairs and leaves every other part of the document unchanged. Do not add "
-    "Markdown or prose."
-)
-
-PATCH_FORMAT_INSTRUCTIONS = """\
-Answer with a JSON edit script, not the whole SVG. The script is a JSON list of edits, applied \
-in order to the SVG you were given; elements are named by their id attribute ("__svg" is the \
-root element):
-  {"set": "ID", "ATTRIBUTE": "VALUE", ...}       set attributes of an element (null removes one)
-  {"delete": "ID"}                               delete an element and everything inside it
-  {"insert": "<SVG MARKUP/>", "after": "ID"}     insert new elements after an element
-                                                 (or "before": "ID", or "parent": "ID" to append)
-Example: [{"set": "door", "x": "128"}, {"delete": "stray-mark"}]
-Change only what the request asks for; every other element must stay exactly as it is. \
-Return only the JSON list (a ```json fenced block is fine)."""
-
-MULTI_TURN_INSTRUCTIONS = (
-    "If your answer does not complete the request, you will see the current document and any "
-    "parse or validity errors, and may answer again."
-)
 
 MAX_EDITS = 1000
 MAX_PATCH_CHARS = 262_144

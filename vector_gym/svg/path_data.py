@@ -45,6 +45,8 @@ __all__ = [
     "parse_path_data",
     "parse_path_data_cached",
     "path_syntax_ok",
+    "normalise_path_data",
+    "path_fields",
     "MOVE",
     "LINE",
     "QUAD",
@@ -126,6 +128,8 @@ class PathData:
     params: np.ndarray
     commands: str
     truncated: bool = False
+    args: tuple = ()
+    """Per segment, the arguments as written (relative ones stay relative; arc flags as bools)."""
 
     def __len__(self) -> int:
         return len(self.commands)
@@ -171,7 +175,8 @@ class _Reader:
         self.s = s
         self.pos = 0
 
-    def number(self) -> float:
+    def number_span(self) -> tuple[int, int, float]:
+        """Read one number: (start, end of its text, value); the separator run is skipped."""
         m = _NUM_SEP.match(self.s, self.pos)
         tok = m.group(1)
         if not tok:
@@ -180,8 +185,12 @@ class _Reader:
             v = float(tok)
         except ValueError:
             raise PathSyntaxError(R_BAD_NUMBER, f"not a number: {tok!r} in {self.s!r}") from None
+        start = self.pos
         self.pos = m.end()
-        return v
+        return start, m.end(1), v
+
+    def number(self) -> float:
+        return self.number_span()[2]
 
     def flag(self) -> bool:
         if self.pos >= len(self.s):
@@ -365,6 +374,7 @@ def parse_path_data(d: str, parity: bool = False) -> PathData:
     kinds: list[int] = []
     rows: list[tuple] = []
     cmds: list[str] = []
+    written: list[tuple] = []
     cx = cy = 0.0  # current point
     sx = sy = None  # subpath start
     last = ""  # previous command (upper case, after M→L)
@@ -382,6 +392,7 @@ def parse_path_data(d: str, parity: bool = False) -> PathData:
             kinds.append(LINE)
             rows.append((cx, cy, sx, sy))
             cmds.append(cmd)
+            written.append(())
             cx, cy = sx, sy
             last = "Z"
             continue
@@ -399,6 +410,7 @@ def parse_path_data(d: str, parity: bool = False) -> PathData:
                 kinds.append(MOVE)
                 rows.append((x, y, x, y))
                 cmds.append(cmd)
+                written.append(a)
                 cx, cy = x, y
                 sx, sy = x, y
                 last = "M"
@@ -464,6 +476,7 @@ def parse_path_data(d: str, parity: bool = False) -> PathData:
                 kinds.append(kind)
                 rows.append(row)
             cmds.append(cmd)
+            written.append(a)
             cx, cy = x, y
             last = up
         if trunc:
@@ -476,7 +489,9 @@ def parse_path_data(d: str, parity: bool = False) -> PathData:
     k = np.array(kinds, dtype=np.int8)
     params.flags.writeable = False
     k.flags.writeable = False
-    return PathData(kinds=k, params=params, commands="".join(cmds), truncated=truncated)
+    return PathData(
+        kinds=k, params=params, commands="".join(cmds), truncated=truncated, args=tuple(written)
+    )
 
 
 CACHE_MAX_CHARS = 8192
@@ -518,3 +533,112 @@ def path_syntax_ok(d: str, parity: bool = False) -> bool:
     (True, True, False)
     """
     return not isinstance(parse_path_data_cached(d, parity), PathSyntaxError)
+
+
+def normalise_path_data(d: str) -> str | None:
+    """Canonical spelling of path data in default mode, or ``None`` when the reader rejects it.
+
+    The path reader (:func:`parse_path_data`, ``parity=False``) decides the syntax, so validity,
+    C(S), V(S) and geometry agree on every ``d``. The spelling is each segment's command letter
+    (implicit repeats written out; the implicit repeats of ``M``/``m`` are ``L``/``l``) followed by
+    its arguments as written, numbers in :func:`vector_gym.svg.numbers.format_number` spelling and
+    arc flags as ``0``/``1``. Packed numbers (``M1.5.5``), exponents (``2e1.5``), compact arc flags
+    (``a20 20 0 0130 0``) and any separators therefore spell the same path as their spaced form.
+    Relative vs absolute commands, ``H``/``V`` vs ``L`` and ``Z`` vs a closing line stay distinct.
+
+    Examples
+    --------
+    >>> normalise_path_data("M1.5.5l2e1.5") == normalise_path_data("M 1.5,0.5 l 20,0.5")
+    True
+    >>> normalise_path_data("a20 20 0 0130 0") == normalise_path_data("a20,20 0 0,1 30,0")
+    True
+    >>> normalise_path_data("M0 0 1 1"), normalise_path_data("M0 0 L"), normalise_path_data("")
+    ('M0 0 L1 1', None, '')
+    """
+    parsed = parse_path_data_cached(d, False)
+    if isinstance(parsed, PathSyntaxError):
+        return None
+    from vector_gym.svg.numbers import format_number
+
+    out = []
+    for cmd, a in zip(parsed.commands, parsed.args, strict=True):
+        if not a:
+            out.append(cmd)
+        elif cmd in "Aa":
+            rx, ry, rot, large, sweep, x, y = a
+            out.append(
+                f"{cmd}{format_number(rx)} {format_number(ry)} {format_number(rot)} "
+                f"{int(large)} {int(sweep)} {format_number(x)} {format_number(y)}"
+            )
+        else:
+            out.append(cmd + " ".join(map(format_number, a)))
+    return " ".join(out)
+
+
+def path_fields(d: str) -> list[tuple[str, int, tuple[tuple[int, int, float, bool], ...]]] | None:
+    """Every argument of ``d`` with its character span, read by the path reader's grammar.
+
+    The same reading as :func:`parse_path_data` with ``parity=False`` (command splitting,
+    greedy numbers followed by a separator run, one-character arc flags, non-negative radii, a
+    truncated implicit repeat is an error), for code that edits numbers in place (RepairGen).
+
+    Returns
+    -------
+    list of (command, set index, fields) or None
+        One entry per argument set in text order; ``command`` is the letter as written (implicit
+        repeats keep the letter that introduced them, so the repeats of ``M`` say ``M``), ``set
+        index`` counts the sets after that letter from 0, and each field is ``(start, end,
+        value, is_flag)`` with ``d[start:end]`` the number's text. ``Z`` gives an entry with no
+        fields. ``None`` when the reader rejects ``d`` (:class:`PathSyntaxError`).
+
+    Examples
+    --------
+    >>> [(c, k, [(d0, d1, v) for d0, d1, v, _f in f]) for c, k, f in path_fields("M1.5.5 2 3z")]
+    [('M', 0, [(1, 4, 1.5), (4, 6, 0.5)]), ('M', 1, [(7, 8, 2.0), (9, 10, 3.0)]), ('z', 0, [])]
+    >>> path_fields("M0 0 1"), path_fields("Z")
+    (None, None)
+    """
+    if not isinstance(d, str):
+        return None
+    pieces = _COMMAND_SPLIT.split(d)
+    if pieces[0].strip():
+        return None
+    out: list[tuple[str, int, tuple[tuple[int, int, float, bool], ...]]] = []
+    pos = len(pieces[0])
+    moved = False
+    for k in range(1, len(pieces), 2):
+        cmd = pieces[k]
+        raw = pieces[k + 1]
+        base = pos + 1
+        pos = base + len(raw)
+        up = cmd.upper()
+        args = raw.strip()
+        if up == "Z":
+            if args or not moved:
+                return None
+            out.append((cmd, 0, ()))
+            continue
+        if not args or not args.isascii():
+            return None
+        moved = True
+        offset = base + len(raw) - len(raw.lstrip())
+        r = _Reader(args)
+        n_fields = _SET_SIZE.get(up, 7)  # A: rx ry rotation flag flag x y
+        set_no = 0
+        while r.pos < len(args):
+            fields: list[tuple[int, int, float, bool]] = []
+            try:
+                for f in range(n_fields):
+                    if up == "A" and f in (3, 4):
+                        at = r.pos
+                        fields.append((offset + at, offset + at + 1, float(r.flag()), True))
+                        continue
+                    s0, e0, v = r.number_span()
+                    if up == "A" and f < 2 and v < 0:
+                        return None
+                    fields.append((offset + s0, offset + e0, v, False))
+            except (_ReadFailure, PathSyntaxError):
+                return None
+            out.append((cmd, set_no, tuple(fields)))
+            set_no += 1
+    return out

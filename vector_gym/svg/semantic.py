@@ -10,7 +10,10 @@ What is resolved (two documents that V treats as the same), on top of C (§4):
 - quotes and inner spaces of ``url( '#X' )`` references — §5.2;
 - presentation attribute vs ``style`` declaration (``fill="#6a1a1a"`` ≡ ``style="fill:#6a1a1a"``;
   a style declaration overrides a same-named attribute, last duplicate wins) — §5.2;
-- ``xlink:href`` vs ``href`` (attributes are keyed by local name; the later one wins) — §5.2;
+- ``xlink:href`` vs ``href``: in the REFERENCE dialect attributes are keyed by local name and the
+  later one wins (§5.2); in the SVG2 dialect (default mode) only the XLink ``href`` is ``href``,
+  plain ``href`` wins when both are present (SVG 2 §5.7), other namespaced attributes keep their
+  expanded key, and ``style`` is read as a CSS declaration list (last wins, ``!important``);
 - adding, removing or renaming ``id`` and any ``aria-*`` attribute — §5.2.
 
 What stays strict (§5.3): element types and namespaces, element order, nesting and child counts
@@ -28,15 +31,14 @@ on the masked documents for the preservation gate (§9), and locally on inserted
 
 from __future__ import annotations
 
-import re
-
 from vector_gym.svg.canonical import (
     Node,
-    normalise_attribute,
     style_pieces,
     to_node,  # noqa: F401  (used by the doctests)
 )
 from vector_gym.svg.parse import fold_ws, local_name
+from vector_gym.svg.references import URL_REFERENCE_RE, XLINK_HREF
+from vector_gym.svg.style import style_declarations
 
 __all__ = [
     "URL_REFERENCE_RE",
@@ -52,9 +54,6 @@ __all__ = [
     "semantic_differences",
     "semantic_form",
 ]
-
-URL_REFERENCE_RE = re.compile(r"""url\(\s*(['"]?)#([^\s)'"]+)\1\s*\)""", re.IGNORECASE)
-"""A local ``url(#X)`` reference, optionally quoted (spec §5.2); group 2 is X."""
 
 Aliases = dict[str, str]
 """A raw ``id`` → position token map of one side (spec §5.1)."""
@@ -179,6 +178,9 @@ def _base(node: Node) -> tuple[dict[str, str], tuple[str, ...]]:
     cached = node._v
     if cached is not None:
         return cached
+    if node.dialect.svg2_links:
+        return _base_svg2(node)
+    normalise_attribute = node.dialect.normalise
     attrs: dict[str, str] = {}
     for raw_name, raw_value in node.attrib.items():
         name = local_name(raw_name)
@@ -194,6 +196,37 @@ def _base(node: Node) -> tuple[dict[str, str], tuple[str, ...]]:
             for name, raw in pieces:
                 attrs.pop(name, None)  # re-insert so iteration order does not matter for ==
                 attrs[name] = normalise_attribute(name, raw)
+    refs = tuple(k for k, v in attrs.items() if _has_reference(k, v))
+    node._v = (attrs, refs)
+    return node._v
+
+
+def _base_svg2(node: Node) -> tuple[dict[str, str], tuple[str, ...]]:
+    """Default mode: SVG 2 ``href`` rules and CSS declaration cascade (module docstring)."""
+    norm = node.dialect.normalise
+    attrib = node.attrib
+    attrs: dict[str, str] = {}
+    for key, raw_value in attrib.items():
+        if key[:1] == "{":
+            if key == XLINK_HREF:
+                if "href" in attrib:
+                    continue  # plain href wins (SVG 2 §5.7); the overridden one has no effect
+                attrs["href"] = norm("href", raw_value)
+            else:
+                attrs[key] = norm(key, raw_value)  # foreign attribute, expanded key
+            continue
+        if key == "id" or key[:5] == "aria-" or key == "style":
+            continue
+        attrs[key] = norm(key, raw_value)
+    style = attrib.get("style")
+    if style is not None:
+        decls = style_declarations(style)
+        if decls is None:
+            attrs["style"] = norm("style", style)
+        else:
+            for name, raw in decls.items():
+                attrs.pop(name, None)
+                attrs[name] = norm(name, raw)
     refs = tuple(k for k, v in attrs.items() if _has_reference(k, v))
     node._v = (attrs, refs)
     return node._v

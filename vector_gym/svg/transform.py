@@ -19,9 +19,15 @@ import re
 
 import numpy as np
 
-from vector_gym.svg.numbers import scan_numbers
+from vector_gym.svg.numbers import format_number, scan_numbers
 
-__all__ = ["TRANSFORM_ARITY", "parse_transform", "transform_to_matrix", "matrix_string"]
+__all__ = [
+    "TRANSFORM_ARITY",
+    "parse_transform",
+    "normalise_transform_list",
+    "transform_to_matrix",
+    "matrix_string",
+]
 
 TRANSFORM_ARITY: dict[str, tuple[int, ...]] = {
     "matrix": (6,),
@@ -158,12 +164,36 @@ def transform_to_matrix(items: str | list[tuple[str, tuple[float, ...]]]) -> np.
     return m
 
 
-def _fmt(x: float) -> str:
-    x = float(x)
-    if x == 0.0:
-        return "0"
-    s = repr(x)
-    return s[:-2] if s.endswith(".0") else s
+def normalise_transform_list(text: str) -> str | None:
+    """Canonical spelling of a ``transform`` list (default mode), or ``None`` when malformed.
+
+    Parsed with :func:`parse_transform`; each item is written ``name(a b …)`` with
+    :func:`vector_gym.svg.numbers.format_number` arguments, and the implied arguments are
+    written out (``translate(tx)`` = ``translate(tx 0)``, ``scale(s)`` = ``scale(s s)``,
+    ``rotate(a 0 0)`` = ``rotate(a)``: SVG 1.1 §7.6), so spellings of the same list compare equal.
+    The list itself is kept (``translate(1) translate(1)`` ≠ ``translate(2)``).
+
+    Examples
+    --------
+    >>> normalise_transform_list("translate(1e1)scale(.5)"), normalise_transform_list("rotate(45,0,0)")
+    ('translate(10 0) scale(0.5 0.5)', 'rotate(45)')
+    >>> normalise_transform_list("Scale(2)") is None
+    True
+    """
+    try:
+        items = parse_transform(text)
+    except ValueError:
+        return None
+    out = []
+    for name, args in items:
+        if name == "translate" and len(args) == 1:
+            args = (args[0], 0.0)
+        elif name == "scale" and len(args) == 1:
+            args = (args[0], args[0])
+        elif name == "rotate" and len(args) == 3 and args[1] == 0.0 and args[2] == 0.0:
+            args = args[:1]
+        out.append(name + "(" + " ".join(map(format_number, args)) + ")")
+    return " ".join(out)
 
 
 def matrix_string(m: np.ndarray) -> str:
@@ -178,4 +208,4 @@ def matrix_string(m: np.ndarray) -> str:
     """
     a = np.asarray(m, dtype=float)
     vals = (a[0, 0], a[1, 0], a[0, 1], a[1, 1], a[0, 2], a[1, 2])
-    return "matrix(" + " ".join(_fmt(v) for v in vals) + ")"
+    return "matrix(" + " ".join(format_number(v) for v in vals) + ")"

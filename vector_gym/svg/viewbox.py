@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from vector_gym.svg.numbers import scan_numbers
+from vector_gym.svg.numbers import REFERENCE_NUMBER_PATTERN, scan_numbers
 
 __all__ = ["parse_viewbox", "viewport_size", "scan_viewbox_reference"]
 
 # §4.2 grammar as the reference's regex writes it: ``\d`` is any Unicode decimal digit (§15).
-_REF_NUMBER_RE = re.compile(r"[+-]?(?:\d*\.\d+|\d+\.?)(?:[eE][+-]?\d+)?")
+_REF_NUMBER_RE = re.compile(REFERENCE_NUMBER_PATTERN)
 _REF_SEPARATORS = re.compile(r"[\s,]*")
 
 

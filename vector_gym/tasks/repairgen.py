@@ -83,7 +83,7 @@ __all__ = [
 ]
 
 GENERATOR_NAME = "repairgen"
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"  # 2: the visibility check renders through vector_gym.render (issue 9)
 FAMILY = "repairgen"
 
 
@@ -476,31 +476,23 @@ CHANGED_LEVEL = 8  # a pixel changes when a channel moves by more than this (0-2
 
 
 def _render(root: Any, prep: PreparedSource) -> np.ndarray | None:
-    """Draw ``root`` (a throwaway tree) at VISIBILITY_SIZE px with skia's SVG module.
+    """Draw ``root`` (a throwaway tree) at VISIBILITY_SIZE px through :func:`vector_gym.render.render_many`.
 
-    The clean and the corrupted document go through the same drawing, so what skia draws
-    imperfectly (text, some filters) cancels out in the difference; ``render_many`` (with its
-    normalisation and isolation) is what ``benchmarks/repairgen_check.py`` uses to verify.
+    In this process (``processes=0``) with the ``skia-strict`` backend (skia only, so the
+    decision never depends on which optional renderers are installed). The clean and the
+    corrupted document go through the same drawing, so what skia draws imperfectly (text, some
+    filters) cancels out in the difference. None when the document does not render.
     """
-    import skia
+    from vector_gym.render import render_many
 
     ox, oy = prep.origin
     root.set("viewBox", f"{ox} {oy} {prep.width} {prep.height}")
     root.set("width", str(VISIBILITY_SIZE))
     root.set("height", str(VISIBILITY_SIZE))
-    data = etree.tostring(root)
-    try:
-        dom = skia.SVGDOM.MakeFromStream(skia.MemoryStream(data))
-        if dom is None:
-            return None
-        surface = skia.Surface(VISIBILITY_SIZE, VISIBILITY_SIZE)
-        canvas = surface.getCanvas()
-        canvas.clear(skia.ColorWHITE)
-        dom.render(canvas)
-        rgba = surface.makeImageSnapshot().toarray()
-    except Exception:  # noqa: BLE001 - a source skia cannot draw falls back to the area estimate
-        return None
-    return rgba[..., :3]
+    batch = render_many(
+        [etree.tostring(root)], size=(VISIBILITY_SIZE, VISIBILITY_SIZE), backend="skia-strict", processes=0
+    )
+    return batch.images[0] if batch.ok[0] else None
 
 
 def _clean_image(prep: PreparedSource) -> np.ndarray | None:

@@ -30,6 +30,7 @@ import numpy as np
 from lxml import etree
 
 from vector_gym.svg.color import delta_e76, hex_to_lab, normalise_color, parse_css_color
+from vector_gym.svg.parse import local_name
 from vector_gym.tasks.repairgen_paths import (
     format_number,
     read_points,
@@ -70,10 +71,9 @@ _MIN_COLOR_DELTA = 35.0  # ΔE76 between a corrupted and a clean colour (visible
 
 
 def local(tag: Any) -> str:
-    """Local name of an lxml tag (``{ns}rect`` → ``rect``); '' for comments/PIs."""
-    if not isinstance(tag, str):
-        return ""
-    return tag.rsplit("}", 1)[-1]
+    """Local name of an lxml tag (``{ns}rect`` → ``rect``, :func:`vector_gym.svg.parse.local_name`);
+    '' for comments/PIs."""
+    return local_name(tag) if isinstance(tag, str) else ""
 
 
 def scalar_reading(text: str) -> int | float | str:

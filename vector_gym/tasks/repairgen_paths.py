@@ -17,6 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from vector_gym.svg.numbers import scan_number_spans
+from vector_gym.svg.path_data import path_fields
+
 __all__ = [
     "PathField",
     "scan_path",
@@ -29,9 +32,6 @@ __all__ = [
 
 _CMD_CHARS = "MmZzLlHhVvCcSsQqTtAa"
 _CMD_SPLIT = re.compile(f"([{_CMD_CHARS}])")
-_NUM = re.compile(r"[+-]?[0-9]*\.?[0-9]*(?:[eE][+-]?[0-9]+)?")
-_VALID_NUM = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_SEP = " \t\r\n,"
 
 # Field roles per command (upper case), spec §8.9.1 B.
 _FIELDS = {
@@ -106,104 +106,64 @@ def scan_path(d: str) -> tuple[list[PathField], list[tuple[float, float]]] | Non
         return None
     if any(ord(ch) > 127 for ch in d):
         return None
-    pieces = _CMD_SPLIT.split(d)
-    if pieces[0].strip(" \t\r\n\f\v"):
+    sets = path_fields(d)  # the path reader's grammar (vector_gym.svg.path_data)
+    if sets is None:
         return None
     fields: list[PathField] = []
     points: list[tuple[float, float]] = []
     cur = (0.0, 0.0)
     start_pt: tuple[float, float] | None = None
-    pos = len(pieces[0])
     pair_no = 0
     first_command = True
-    for k in range(1, len(pieces), 2):
-        letter = pieces[k]
-        args = pieces[k + 1] if k + 1 < len(pieces) else ""
-        arg_start = pos + 1
-        pos = arg_start + len(args)
+    for letter, set_no, spans in sets:
         up = letter.upper()
         if up == "Z":
-            if args.strip(" \t\r\n\f\v") or start_pt is None:
-                return None
-            cur = start_pt
+            cur = start_pt  # path_fields rejects a Z before any moveto
             first_command = False
             continue
-        stripped = args.strip(" \t\r\n\f\v")
-        if not stripped:
-            return None
-        lead = len(args) - len(args.lstrip(" \t\r\n\f\v"))
-        i = lead
-        end_i = lead + len(stripped)
-        roles = _FIELDS[up]
         rel = letter.islower()
-        set_no = 0
-        while i < end_i:
-            vals: list[tuple[int, int, float, str]] = []
-            for role in roles:
-                if role == "flag":
-                    if i >= end_i:
-                        return None
-                    ch = args[i]
-                    if ch not in "01":
-                        return None
-                    vals.append((i, i + 1, float(ch), role))
-                    i += 1
-                else:
-                    m = _NUM.match(args, i, end_i)
-                    text = m.group() if m else ""
-                    if not text or not _VALID_NUM.fullmatch(text):
-                        # a failure on the first field of a later set is the silent-truncation
-                        # case of §8.9.1; we reject it too (RL mode, spec §16 item 22)
-                        return None
-                    v = float(text)
-                    if role in ("rx", "ry") and v < 0:
-                        return None
-                    vals.append((i, m.end(), v, role))
-                    i = m.end()
-                while i < end_i and args[i] in _SEP:
-                    i += 1
-            # absolute conversion and bookkeeping
-            eff = "L" if (up == "M" and set_no > 0) else up
-            is_first_move = first_command and set_no == 0 and up == "M"
-            base = (0.0, 0.0) if (not rel or is_first_move) else cur
-            pair_of: dict[int, int] = {}
-            px: float | None = None
-            for s, _e, v, role in vals:
-                if role in ("x", "cx"):
-                    px = v
-                    pair_of[s] = pair_no
-                    if eff == "H":
-                        pair_no += 1
-                elif role in ("y", "cy"):
-                    pair_of[s] = pair_no
-                    if eff != "V":
-                        points.append(((px if px is not None else 0.0) + base[0], v + base[1]))
+        vals = [(s0, e0, v, role) for (s0, e0, v, _flag), role in zip(spans, _FIELDS[up], strict=True)]
+        # absolute conversion and bookkeeping
+        eff = "L" if (up == "M" and set_no > 0) else up
+        is_first_move = first_command and set_no == 0 and up == "M"
+        base = (0.0, 0.0) if (not rel or is_first_move) else cur
+        pair_of: dict[int, int] = {}
+        px: float | None = None
+        for s0, _e, v, role in vals:
+            if role in ("x", "cx"):
+                px = v
+                pair_of[s0] = pair_no
+                if eff == "H":
                     pair_no += 1
-                    px = None
-            if eff == "H":
-                cur = (vals[0][2] + (cur[0] if rel else 0.0), cur[1])
-                points.append(cur)
-            elif eff == "V":
-                cur = (cur[0], vals[0][2] + (cur[1] if rel else 0.0))
-                points.append(cur)
-            else:
-                cur = points[-1]
-            if up == "M" and set_no == 0:
-                start_pt = cur
-            for s, e, v, role in vals:
-                fields.append(
-                    PathField(
-                        start=arg_start + s,
-                        end=arg_start + e,
-                        value=v,
-                        role=role,
-                        relative=rel and not is_first_move,
-                        command=eff.lower() if rel else eff,
-                        pair=pair_of.get(s, -1),
-                    )
+            elif role in ("y", "cy"):
+                pair_of[s0] = pair_no
+                if eff != "V":
+                    points.append(((px if px is not None else 0.0) + base[0], v + base[1]))
+                pair_no += 1
+                px = None
+        if eff == "H":
+            cur = (vals[0][2] + (cur[0] if rel else 0.0), cur[1])
+            points.append(cur)
+        elif eff == "V":
+            cur = (cur[0], vals[0][2] + (cur[1] if rel else 0.0))
+            points.append(cur)
+        else:
+            cur = points[-1]
+        if up == "M" and set_no == 0:
+            start_pt = cur
+        for s0, e0, v, role in vals:
+            fields.append(
+                PathField(
+                    start=s0,
+                    end=e0,
+                    value=v,
+                    role=role,
+                    relative=rel and not is_first_move,
+                    command=eff.lower() if rel else eff,
+                    pair=pair_of.get(s0, -1),
                 )
-            set_no += 1
-            first_command = False
+            )
+        first_command = False
     if not fields:
         return None
     return fields, points
@@ -277,33 +237,21 @@ def respell_path(d: str) -> str | None:
     return " ".join(out)
 
 
-_POINT_NUM = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-
-
 def scan_points(points: str) -> list[tuple[int, int, float]] | None:
     """Return (start, end, value) of every number of a ``points`` value, or None if malformed.
 
-    Accepts only numbers separated by whitespace and/or commas (spec §4.3 token stream) with an
-    even count.
+    Read with the number-list grammar (:func:`vector_gym.svg.numbers.scan_number_spans`), with
+    an even count. Numbers written with no separator (``0.5.5``, ``0-1``) are refused here:
+    RepairGen only edits values whose respelling cannot merge with a neighbour, and that every
+    scoring mode reads the same way (the reference's §4.3 token stream rejects ``0.5.5``).
     """
-    out = []
-    pos = 0
-    n = len(points)
-    while pos < n:
-        while pos < n and points[pos] in _SEP:
-            pos += 1
-        if pos >= n:
-            break
-        m = _POINT_NUM.match(points, pos)
-        if not m:
-            return None
-        if out and points[out[-1][1] : m.start()] == "":
-            return None  # packed numbers such as 0.5.5 fail §4.3
-        out.append((m.start(), m.end(), float(m.group())))
-        pos = m.end()
-    if not out or len(out) % 2:
+    spans = scan_number_spans(points)
+    if not spans or len(spans) % 2:
         return None
-    return out
+    for (_s0, e0, _v0), (s1, _e1, _v1) in zip(spans, spans[1:], strict=False):
+        if e0 == s1:
+            return None
+    return spans
 
 
 def read_points(points: str) -> list[list[int | float]] | None:

@@ -373,7 +373,7 @@ def _structurally_valid(root: Any) -> bool:
         if not isinstance(el.tag, str):
             continue
         for key, value in el.attrib.items():
-            name = key.rsplit("}", 1)[-1]
+            name = local(key)
             if is_invalid(normalise_attribute(name, value)):
                 return False
             if name == "points" and value.strip() and scan_points(value) is None:

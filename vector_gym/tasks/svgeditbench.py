@@ -32,7 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from vector_gym.errors import ConfigError, CorpusError, UnknownTaskError
+from vector_gym.errors import ConfigError, CorpusError, SVGParseError, UnknownTaskError
+from vector_gym.svg.parse import parse_svg
+from vector_gym.svg.viewbox import parse_viewbox
 from vector_gym.tasks.task import Task
 from vector_gym.tasks.vector_bench import read_jsonl
 
@@ -178,10 +180,20 @@ def parse_v1_prompt(prompt: str) -> V1Prompt | None:
 
 
 def _et_root(svg: str) -> ET.Element:
+    """The ElementTree model the v1 edits serialise from, after :func:`parse_svg`'s checks.
+
+    ``parse_svg`` (size, depth and element-count limits, no entity expansion) decides whether the
+    text is acceptable; ElementTree only provides the tree whose serialisation the v1 answers
+    use (its default-namespace spelling).
+    """
+    try:
+        parse_svg(svg)
+    except SVGParseError as exc:
+        raise ConfigError(f"source_svg: expected a well-formed SVG document, got a parse error ({exc})") from exc
     ET.register_namespace("", SVG_NS)
     try:
         return ET.fromstring(svg)
-    except ET.ParseError as exc:
+    except ET.ParseError as exc:  # pragma: no cover - parse_svg accepted it
         raise ConfigError(f"source_svg: expected a well-formed SVG document, got a parse error ({exc})") from exc
 
 
@@ -200,14 +212,7 @@ def _viewbox(root: ET.Element) -> tuple[float, float, float, float] | None:
     vb = root.get("viewBox")
     if vb is None:
         return None
-    parts = [p for p in re.split(r"[\s,]+", vb.strip()) if p]
-    if len(parts) != 4:
-        return None
-    try:
-        x, y, w, h = (float(p) for p in parts)
-    except ValueError:
-        return None
-    return x, y, w, h
+    return parse_viewbox(vb, require_positive=False)
 
 
 def distinct_fills(svg: str) -> tuple[str, ...]:

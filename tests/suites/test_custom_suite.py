@@ -1,0 +1,77 @@
+"""A user's own suite in about 30 lines, working in an env, eval, rescore and the TRL reward."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from vector_gym.cli import main
+from vector_gym.envs import make_env
+from vector_gym.integrations.trl import spec_reward_func
+from vector_gym.rewards.spec import SpecRewardScorer
+from vector_gym.suites import Suite, get_suite, register_suite
+from vector_gym.tasks.task import RequestedEdit, Task
+
+# ---- the custom suite: 30 lines -------------------------------------------------------------
+NS = 'xmlns="http://www.w3.org/2000/svg"'
+
+
+def _task(i: int, before: str, after: str) -> Task:
+    svg = '<svg {ns} viewBox="0 0 10 10"><rect id="r" width="4" height="4" fill="{c}"/><circle id="c" r="2"/></svg>'
+    return Task(
+        task_id=f"dot-{i}",
+        family="dots",
+        instruction=f"The square should be {after}, not {before}.",
+        source_svg=svg.format(ns=NS, c=before),
+        target_svg=svg.format(ns=NS, c=after),
+        requested_edits=(RequestedEdit("r", "fill", before, after),),
+        protected_ids=("c",),
+    )
+
+
+DOTS = Suite(
+    "dots",
+    tasks=[_task(0, "#ff0000", "#0000ff"), _task(1, "#00ff00", "#000000")],
+    scorer=SpecRewardScorer(),  # the specification reward; extraction inside
+    reward=lambda report: float(report.reward if hasattr(report, "reward") else report["reward"]),
+    token_budget=512,
+    aliases=("dot-suite",),
+    family="dots",
+    description="two recolouring tasks",
+)
+register_suite(DOTS, replace=True)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore:.*is different from the unwrapped version")
+def test_custom_suite_in_an_env():
+    env = make_env("dot-suite", max_turns=2)
+    check_env(env, skip_render_check=True)
+    obs, info = env.reset(options={"task_id": "dot-1"})
+    assert info["family"] == "dots" and obs["svg"] == DOTS.get_task("dot-1").source_svg
+    _, r, term, _, info = env.step(f"Sure:\n{DOTS.get_task('dot-1').target_svg}")
+    assert (r, term, info["report"]["reward"]) == (1.0, True, 1.0)
+
+
+def test_custom_suite_in_eval_and_rescore(tmp_path, capsys):
+    out = tmp_path / "run.jsonl"
+    assert main(["eval", "--suite", "dots", "--policy", "oracle", "--policy", "identity",
+                 "--out", str(out), "--no-progress", "--json"]) == 0
+    table = json.loads(capsys.readouterr().out)
+    assert [(s["policy"], s["n"], s["full"]) for s in table] == [("oracle", 2, 100.0), ("identity", 2, 0.0)]
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {r["env"] for r in rows} == {"vector_gym/dots"}
+    assert main(["rescore", str(out), "--suite", "dots", "--json", "--no-progress"]) == 0
+    board = json.loads(capsys.readouterr().out)
+    assert [(b["model"], b["full"]) for b in board] == [("oracle", 100.0), ("identity", 0.0)]
+
+
+def test_custom_suite_in_the_trl_reward():
+    spec = spec_reward_func("dots")
+    t = DOTS.get_task("dot-0")
+    assert spec(completions=[t.target_svg, t.source_svg, "x"], task_id=["dot-0", "dot-0", "sv_001"]) == [
+        1.0, 0.0, None
+    ]
+    assert get_suite("dots").token_budget({"svg": "x" * 10_000}) == 512

@@ -169,7 +169,8 @@ class SuiteRef:
     ``name`` and ``options`` go through :func:`vector_gym.suites.get_suite` (built-in or
     registered suites); ``factory`` (a zero-argument callable returning a
     :class:`~vector_gym.suites.Suite`, pickled by value) serves suites registered only in the
-    driver. The worker's copy scores in-process (``processes=None``): one actor is one CPU.
+    driver. The worker's copy has ``processes=1`` (one actor is one CPU: the specification reward
+    scores in the actor, raster suites render through one isolated render process).
     """
 
     name: str
@@ -189,7 +190,7 @@ def suite_ref(suite: Any, **options: Any) -> SuiteRef:
     """Turn a suite name, a :class:`~vector_gym.suites.Suite` or a factory into a :class:`SuiteRef`.
 
     ``options`` configure the suite (``parity=True``, ``tasks=[...]``, RepairGen ``config=``,
-    ``seed=`` ...); ``processes`` is always None on workers.
+    ``seed=`` ...); ``processes`` is always 1 on workers.
 
     Raises
     ------
@@ -205,7 +206,7 @@ def suite_ref(suite: Any, **options: Any) -> SuiteRef:
         return SuiteRef(s.name, (), suite)
     s = get_suite(suite, **options)
     opts = {k: v for k, v in s.options.items() if k != "processes"}
-    opts["processes"] = None
+    opts["processes"] = 1  # one actor is one CPU: specification scoring in the actor, one renderer
     return SuiteRef(s.name, tuple(sorted(opts.items())))
 
 
@@ -865,8 +866,12 @@ def _vllm_stage(ds: Any, ref: SuiteRef, model: str, action_format: str,
         return [{"task_id": r["task_id"], "sample_index": j, "seed": r["seed"] + j}
                 for j in r["sample_indices"]]
 
+    built: dict[str, Any] = {}  # one suite per worker process (unpickled with the function)
+
     def pre(row: dict[str, Any]) -> dict[str, Any]:
-        return vllm_preprocess(row, suite=ref.build(), action_format=action_format,
+        if "suite" not in built:
+            built["suite"] = ref.build()
+        return vllm_preprocess(row, suite=built["suite"], action_format=action_format,
                                sampling=sampling, max_tokens=max_tokens)
 
     def post(row: dict[str, Any]) -> dict[str, Any]:

@@ -333,8 +333,12 @@ def _eval_suite(args: argparse.Namespace, suite: Any, many: bool) -> tuple[list[
             if args.ray:  # generation and scoring on a Ray cluster: same run file, rows, resume
                 from vector_gym.integrations.ray import policy_name, rollout_to_file
 
+                if args.action_format != "svg" or args.max_turns != 1:
+                    raise ConfigError("--ray runs single-turn SVG answers; run --action-format "
+                                      "patch or --max-turns K evals without --ray")
                 out = _default_out(args, _alias(suite), tasks, policy_name(spec))
-                out = Path(args.out) if args.out and not many else out
+                if args.out:
+                    out = Path(args.out) if not many else Path(args.out).with_suffix(f".{suite.name}.jsonl")
                 run_files.append(out)
                 rows.extend(rollout_to_file(env, suite, spec, out, tasks=tasks, n=args.n,
                                             address=args.ray, batch_size=args.batch_size,

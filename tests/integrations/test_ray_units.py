@@ -136,3 +136,14 @@ def test_ray_data_llm_contract():
     assert config.model_source == "m" and config.batch_size == 4
     fields = set(vLLMOutputData.model_fields)
     assert {"generated_text", "num_generated_tokens", "num_input_tokens"} <= fields
+
+
+def test_eval_ray_refuses_multi_turn_and_patch_before_any_cluster_work(capsys, tmp_path):
+    from vector_gym.cli import main
+
+    for extra in (["--max-turns", "2"], ["--action-format", "patch"]):
+        rc = main(["eval", "--policy", "oracle", "--ray", "127.0.0.1:1", "--limit", "1",
+                   "--runs-dir", str(tmp_path), "--no-progress", *extra])
+        assert rc == 1
+        assert "--ray runs single-turn SVG answers" in capsys.readouterr().err
+    assert not any(tmp_path.rglob("*.jsonl"))

@@ -1071,10 +1071,17 @@ class LocalCluster:
                  f"--temp-dir={self.temp_dir}", "--node-ip-address=127.0.0.1"], self.head_cpus, {},
             )
             self._wait(lambda: self._gcs_up(), "the head node")
-            for _ in range(self.workers):
-                self._start_node([f"--address={self.address}", "--node-ip-address=127.0.0.1"],
-                                 self.cpus, {})
-            self._wait(lambda: self._alive_nodes() >= 1 + self.workers, "the worker nodes")
+            for i in range(self.workers):  # one at a time: a raylet has 30 s to register
+                for attempt in range(2):
+                    self._start_node([f"--address={self.address}", "--node-ip-address=127.0.0.1"],
+                                     self.cpus, {})
+                    try:
+                        self._wait(lambda i=i: self._alive_nodes() >= 2 + i, f"worker node {i + 1}")
+                        break
+                    except RuntimeError:
+                        if attempt or self.nodes[-1].poll() is None:
+                            raise
+                        self.nodes.pop()  # it gave up registering (a loaded machine): once more
         except BaseException:
             self.stop()
             raise
@@ -1105,7 +1112,7 @@ class LocalCluster:
     def _wait(self, ready: Callable[[], bool], what: str) -> None:
         deadline = time.monotonic() + self.timeout_s
         while time.monotonic() < deadline:
-            if any(p.poll() is not None for p in self.nodes):
+            if any(p.poll() is not None for p in self.nodes):  # a node gave up
                 raise RuntimeError(f"a Ray node exited while starting {what}:\n{self._log_tail()}")
             if ready():
                 return

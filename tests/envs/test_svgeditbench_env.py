@@ -14,7 +14,12 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import vector_gym  # noqa: F401  (registers the ids)
-from vector_gym.envs.svgeditbench import SVGEditBenchV1Env, SVGEditBenchV2Env, make_svgeditbench_v1_env, v2_prompt
+from vector_gym.envs.svgeditbench import (
+    SVGEditBenchV1Env,
+    SVGEditBenchV2Env,
+    make_svgeditbench_v1_env,
+    v2_prompt,
+)
 
 REPORT_KEYS = {
     "reward", "failure_reasons", "detail", "mse", "dino", "clipscore", "chamfer", "compression_ratio",

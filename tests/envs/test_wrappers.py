@@ -11,7 +11,13 @@ from gymnasium.utils.env_checker import check_env
 
 from vector_gym.envs import make_env
 from vector_gym.envs.base import EditEnv
-from vector_gym.envs.wrappers import ImageObservation, MultiTurn, PatchActions, ProgressShaping, wrap
+from vector_gym.envs.wrappers import (
+    ImageObservation,
+    MultiTurn,
+    PatchActions,
+    ProgressShaping,
+    wrap,
+)
 from vector_gym.errors import ConfigError
 from vector_gym.svg.patch import diff_patch, patch_to_text
 

@@ -8,7 +8,7 @@ from spec_docs import TARGET, make_task, sub
 from vector_gym.rewards._spec_lookup import IdIndex, corresponding, read_value
 from vector_gym.rewards._spec_mask import mask_produced, style_remove, style_set, target_states
 from vector_gym.rewards.spec import score
-from vector_gym.svg.canonical import Node, to_node
+from vector_gym.svg.canonical import REFERENCE, Node, to_node
 from vector_gym.svg.parse import parse_svg
 
 NS = 'xmlns="http://www.w3.org/2000/svg"'
@@ -94,15 +94,22 @@ def test_unknown_baseline():
 
 
 def test_style_remove_and_set():
-    # §9 STYLE_REMOVE / STYLE_SET: tolerant reader, entries re-joined sorted by name.
-    n = node('<rect style="stroke: red; fill:blue ;Fill:x"/>')
+    # §9 STYLE_REMOVE / STYLE_SET (parity trees): tolerant reader, entries re-joined sorted by name.
+    n = to_node(parse_svg('<rect style="stroke: red; fill:blue ;Fill:x"/>'), dialect=REFERENCE)
     style_remove(n, "fill")
     assert n.attrib["style"] == "Fill:x;stroke:red"
     style_set(n, "fill", "#fff")
     assert n.attrib["style"] == "Fill:x;fill:#fff;stroke:red"
-    untouched = node('<rect style="a : b"/>')
+    untouched = to_node(parse_svg('<rect style="a : b"/>'), dialect=REFERENCE)
     style_remove(untouched, "fill")
     assert untouched.attrib["style"] == "a : b"  # key absent → byte-for-byte untouched
+    # Default-mode trees: CSS reading, so every declaration of the property goes, any case.
+    n = node('<rect style="stroke: red; fill:blue ;Fill:x !important"/>')
+    style_remove(n, "fill")
+    assert n.attrib["style"] == "stroke:red"
+    untouched = node('<rect style="a : b"/>')
+    style_remove(untouched, "fill")
+    assert untouched.attrib["style"] == "a : b"
 
 
 def test_mask_copies_target_spelling_and_style():

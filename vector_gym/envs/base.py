@@ -36,7 +36,7 @@ from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
 from vector_gym.errors import ConfigError, UnknownTaskError
-from vector_gym.suites import Suite, get_suite
+from vector_gym.suites import Report, Suite, get_suite
 from vector_gym.tasks.task import Task
 
 __all__ = [
@@ -59,18 +59,6 @@ DEFAULT_MAX_RESPONSE_CHARS = 131_072
 
 #: Smallest ``max_length`` of the observation's text fields (characters).
 MIN_OBSERVATION_CHARS = 65_536
-
-
-@runtime_checkable
-class Report(Protocol):
-    """What a scorer returns (``reward``, ``failure_reasons``, ``to_dict()``)."""
-
-    reward: float
-    failure_reasons: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return plain JSON types (no NaN, no timing)."""
-        ...
 
 
 @runtime_checkable

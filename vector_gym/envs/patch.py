@@ -18,12 +18,12 @@ with the templates in :mod:`vector_gym.policies.templates` (policies must not im
 
 from __future__ import annotations
 
-from vector_gym.suites._feedback import editor_feedback
 from vector_gym.policies.templates import (
     MULTI_TURN_INSTRUCTIONS,
     PATCH_FORMAT_INSTRUCTIONS,
     SVG_FORMAT_INSTRUCTIONS,
 )
+from vector_gym.suites._feedback import editor_feedback
 from vector_gym.svg.patch import PatchResult, apply_patch, extract_patch
 
 __all__ = [

@@ -64,9 +64,6 @@ __all__ = [
     "compression_ratio",
     "extract_svg_v2",
     "summarize_reports",
-    "summarize_raster_rows",
-    "format_raster_table",
-    "V2_COLUMNS",
 ]
 
 # -- failure reasons (closed set; the paper's two error columns plus one of ours) ----------

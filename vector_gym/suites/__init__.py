@@ -59,6 +59,7 @@ from vector_gym.tasks.task import Task
 
 __all__ = [
     "BUILTIN_SUITES",
+    "CorpusSuite",
     "Report",
     "Scorer",
     "SPEC_SUMMARY_COLUMNS",
@@ -480,6 +481,35 @@ class Suite:
         if self.summary == "spec":
             return S.format_table(S.summarize(rows, by=by, order=order), label_header=label_header)
         return S.format_raster_table(self.summarize(rows, by=by, order=order, tasks=tasks), label=by)
+
+
+class CorpusSuite(Suite):
+    """A suite whose single ``"test"`` split is a corpus: bundled, read from a path, or given.
+
+    Subclasses set ``self._source`` (None, a path or a task list) before ``Suite.__init__`` and
+    implement ``_load(source)`` (None: the bundled corpus).
+    """
+
+    _source: Any = None
+
+    def _load(self, source: Any) -> list[Task]:
+        raise NotImplementedError
+
+    def tasks(self, split: str | None = None, **kw: Any) -> list[Task]:
+        """The corpus (read once)."""
+        self._check_split(split)
+        if kw:
+            raise ConfigError(f"suite {self.name!r}: tasks() takes no {sorted(kw)}")
+        if "test" not in self._corpus:
+            src = self._source
+            self._corpus["test"] = (
+                self._load(src) if src is None or isinstance(src, str | Path) else self._checked(list(src))
+            )
+        return list(self._corpus["test"])
+
+    def load_tasks(self, source: str | Path | None = None) -> list[Task]:
+        """Tasks from a path in the corpus's layout (None: the bundled corpus)."""
+        return self._load(source)
 
 
 # ---------------------------------------------------------------------- registry

@@ -18,12 +18,11 @@ Options: ``backend`` (``"skia"``, ``"resvg"``, ``"cairosvg"`` = the paper's), ``
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from vector_gym.errors import ConfigError
 from vector_gym.rewards.embeddings import DEFAULT_CLIP_MODEL, DEFAULT_DINO_MODEL
-from vector_gym.suites import Suite, register_suite
+from vector_gym.suites import CorpusSuite, register_suite
 from vector_gym.suites._templates import SVGEDITBENCH_V2, SVGEDITBENCH_V2_PATCH
 from vector_gym.tasks.task import Task
 
@@ -33,7 +32,7 @@ __all__ = ["RasterSuite", "SVGEditBenchV2Suite", "V2_TOKEN_BUDGET"]
 V2_TOKEN_BUDGET = 8192
 
 
-class RasterSuite(Suite):
+class RasterSuite(CorpusSuite):
     """Base of the SVGEditBench suites: a bundled corpus and a :class:`RasterScorer`."""
 
     benchmark = "v2"
@@ -50,24 +49,6 @@ class RasterSuite(Suite):
         if tasks is not None:
             options["tasks"] = tasks
         super().__init__(name, options=options, splits=("test",), **parts)
-
-    def _load(self, source: Any) -> list[Task]:
-        raise NotImplementedError
-
-    def tasks(self, split: str | None = None, **kw: Any) -> list[Task]:
-        self._check_split(split)
-        if kw:
-            raise ConfigError(f"suite {self.name!r}: tasks() takes no {sorted(kw)}")
-        if "test" not in self._corpus:
-            src = self._source
-            self._corpus["test"] = (
-                self._load(src) if src is None or isinstance(src, str | Path) else self._checked(list(src))
-            )
-        return list(self._corpus["test"])
-
-    def load_tasks(self, source: str | Path | None = None) -> list[Task]:
-        """Tasks from a JSON Lines file in the bundled layout (None: bundled)."""
-        return self._load(source)
 
     def extract(self, response: Any) -> str | None:
         """The SVGEditBench V2 scripts' rule (:func:`vector_gym.svg.extract.extract_svg_v2`)."""

@@ -19,11 +19,10 @@ Summary: Full, Near, Repair, Progress, Clean, UCR, Valid, Wilson CI of Full, Err
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 from vector_gym.errors import ConfigError
-from vector_gym.suites import Suite, _field, _finite, register_suite
+from vector_gym.suites import CorpusSuite, Suite, _field, _finite, register_suite
 from vector_gym.suites._templates import VECTOR_BENCH, VECTOR_BENCH_PATCH
 from vector_gym.tasks.task import Task
 
@@ -97,7 +96,7 @@ class SpecSuite(Suite):
         return spec_reward(report, self.progress_weight)
 
 
-class VectorBenchSuite(SpecSuite):
+class VectorBenchSuite(CorpusSuite, SpecSuite):
     """The bundled Vector-Bench tasks sv_001-sv_020 (one split, ``"test"``)."""
 
     def __init__(self, *, tasks: Any = None, **options: Any) -> None:
@@ -114,18 +113,7 @@ class VectorBenchSuite(SpecSuite):
         if tasks is not None:
             self.options["tasks"] = tasks
 
-    def tasks(self, split: str | None = None, **kw: Any) -> list[Task]:
-        self._check_split(split)
-        if kw:
-            raise ConfigError(f"suite {self.name!r}: tasks() takes no {sorted(kw)}")
-        if "test" not in self._corpus:
-            src = self._source
-            self._corpus["test"] = (
-                self.load_tasks(src) if src is None or isinstance(src, str | Path) else self._checked(list(src))
-            )
-        return list(self._corpus["test"])
-
-    def load_tasks(self, source: str | Path | None = None) -> list[Task]:
+    def _load(self, source: Any) -> list[Task]:
         """Vector-Bench tasks from a folder in the public layout or JSON Lines (None: bundled)."""
         from vector_gym.tasks.vector_bench import load_vector_bench
 

@@ -20,6 +20,9 @@ Usage::
 
     python benchmarks/ray_scaling.py [--copies 4] [--repairgen N] [--batch-size 32] [--json]
 
+``--repairgen 10000`` is the issue's 10,000-task identity check (every field of every report
+identical to ``score_many`` in this process); the tests check 300 tasks.
+
 Prints a table (or one JSON object). Ray's CPU per row should stay within 20% of the local
 pool's (issue 15).
 """

@@ -97,22 +97,13 @@ def test_published_outcomes_identical_to_in_process(cluster):
 
 
 def test_repairgen_oracle_outputs_identical_to_in_process(cluster):
-    # Tasks are regenerated on the workers from their ids; 10,000 in the slow test below.
+    # Tasks are regenerated on the workers from their ids. The 10,000-task check (too slow for
+    # CI on two shared cores) is benchmarks/ray_scaling.py --repairgen 10000.
     tasks, rows = _repairgen_rows(300)
     reports = score_many(tasks, [r["produced_svg"] for r in rows])
     scored = list(vray.decode_rows(vray.score_dataset(vray.from_rows(rows), "repairgen")))
     _check_identical(scored, rows, reports, get_suite("repairgen"))
     assert all(r["report"]["reward"] == 1.0 for r in scored)
-
-
-@pytest.mark.slow
-def test_repairgen_10000_oracle_outputs_identical(cluster):
-    tasks, rows = _repairgen_rows(10_000)
-    reports = score_many(tasks, [r["produced_svg"] for r in rows])
-    scored = list(vray.decode_rows(vray.score_dataset(vray.from_rows(rows), "repairgen",
-                                                      batch_size=64)))
-    _check_identical(scored, rows, reports, get_suite("repairgen"))
-    assert sum(r["report"]["reward"] for r in scored) == 10_000
 
 
 def _scorer_actor_pids(c: vray.LocalCluster) -> list[int]:

@@ -43,6 +43,15 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "policy"
 
 
+#: ``--ray [ADDRESS]`` of eval and rescore (vector_gym.integrations.ray; pip install "vector-gym[ray]").
+_RAY_FLAG: tuple[tuple[str, ...], dict[str, Any]] = (
+    ("--ray",),
+    {"nargs": "?", "const": "auto", "metavar": "ADDRESS",
+     "help": "run on a Ray cluster: ADDRESS is the head's HOST:PORT (default auto: the cluster "
+     "started on this machine with ray start); same rows and tables as without it"},
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of ``vector-gym``."""
     from vector_gym import __version__
@@ -119,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--json", action="store_true", help="print a JSON list instead of the table")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    ev.add_argument(*_RAY_FLAG[0], **_RAY_FLAG[1])
     ev.add_argument(
         "--report", metavar="DIR", help="also write the HTML report of the runs into DIR"
     )
@@ -186,6 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rs.add_argument("--json", action="store_true", help="print a JSON list instead of the table")
     rs.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    rs.add_argument(*_RAY_FLAG[0], **_RAY_FLAG[1])
 
     rp = sub.add_parser(
         "report",
@@ -465,6 +476,20 @@ def _eval_suite(args: argparse.Namespace, suite: Any, many: bool) -> tuple[list[
                 if kind in _MODEL_KINDS
                 else {}
             )
+            if args.ray:  # generation and scoring on a Ray cluster: same run file, rows, resume
+                from vector_gym.integrations.ray import policy_name, rollout_to_file
+
+                if args.action_format != "svg" or args.max_turns != 1:
+                    raise ConfigError("--ray runs single-turn SVG answers; run --action-format "
+                                      "patch or --max-turns K evals without --ray")
+                out = _default_out(args, _alias(suite), tasks, policy_name(spec))
+                if args.out:
+                    out = Path(args.out) if not many else Path(args.out).with_suffix(f".{suite.name}.jsonl")
+                run_files.append(out)
+                rows.extend(rollout_to_file(env, suite, spec, out, tasks=tasks, n=args.n,
+                                            address=args.ray, batch_size=args.batch_size,
+                                            policy_options=extra))
+                continue
             policy = make_policy(spec, tasks, **extra)
             check_action_format(policy, args.action_format)
             policies.append((spec, policy))
@@ -563,7 +588,12 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
         known = {t.task_id for t in tasks}
         ids = dict.fromkeys(str(r.get("task_id")) for r in rows if str(r.get("task_id")) not in known)
         tasks = [*tasks, *(suite.get_task(i) for i in ids)]
-    scored = rescore_rows(rows, tasks, parity=args.parity, progress=not args.no_progress, suite=suite)
+    if args.ray:  # the same rows and table, scored over a Ray cluster
+        from vector_gym.integrations.ray import rescore_outcomes
+
+        scored = rescore_outcomes(rows, tasks, parity=args.parity, suite=suite, address=args.ray)
+    else:
+        scored = rescore_rows(rows, tasks, parity=args.parity, progress=not args.no_progress, suite=suite)
     if args.out:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)

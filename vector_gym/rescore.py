@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["load_outcomes", "rescore_rows"]
+__all__ = ["check_outcomes", "load_outcomes", "rescore_rows"]
 
 
 def load_outcomes(path: str | Path) -> list[dict[str, Any]]:
@@ -116,26 +116,11 @@ def rescore_rows(
     UnknownTaskError
         Rows name tasks that are not loaded (message lists them; use ``--tasks``).
     """
-    from vector_gym.errors import CorpusError, UnknownTaskError
     from vector_gym.suites import get_suite
 
     s = get_suite(suite, parity=True) if parity else get_suite(suite)
     by_id = {t.task_id: t for t in tasks}
-    missing = sorted({str(r.get("task_id")) for r in rows} - set(by_id))
-    if missing:
-        raise UnknownTaskError(
-            f"outcomes name {len(missing)} task(s) not in the loaded tasks: {', '.join(missing[:10])}"
-            f"{' ...' if len(missing) > 10 else ''}; pass --tasks with the matching task files"
-        )
-    for i, r in enumerate(rows):
-        if r.get("model", r.get("policy")) is None:
-            raise CorpusError(
-                f"outcome {i} (task {r.get('task_id')}): expected a 'model' or 'policy' field"
-            )
-        if "produced_svg" not in r and "response" not in r:
-            raise CorpusError(
-                f"outcome {i} (task {r['task_id']}): expected 'produced_svg' or 'response'"
-            )
+    check_outcomes(rows, tasks)
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -175,9 +160,37 @@ def _scored_input(r: Mapping[str, Any], task: Any) -> tuple[str, Any]:
     if "produced_svg" in r:
         return "produced_svg", r["produced_svg"]
     return "response", r["response"]
+def check_outcomes(rows: Sequence[Mapping[str, Any]], tasks: Sequence[Any]) -> None:
+    """Check stored outcomes before scoring: loaded tasks, a model label, an output field.
+
+    Raises
+    ------
+    UnknownTaskError
+        Rows name tasks that are not loaded (message lists them; use ``--tasks``).
+    CorpusError
+        A row lacks a model label (``model`` or ``policy``), or both output fields.
+    """
+    from vector_gym.errors import CorpusError, UnknownTaskError
+
+    missing = sorted({str(r.get("task_id")) for r in rows} - {t.task_id for t in tasks})
+    if missing:
+        raise UnknownTaskError(
+            f"outcomes name {len(missing)} task(s) not in the loaded tasks: {', '.join(missing[:10])}"
+            f"{' ...' if len(missing) > 10 else ''}; pass --tasks with the matching task files"
+        )
+    for i, r in enumerate(rows):
+        if r.get("model", r.get("policy")) is None:
+            raise CorpusError(
+                f"outcome {i} (task {r.get('task_id')}): expected a 'model' or 'policy' field"
+            )
+        if "produced_svg" not in r and "response" not in r:
+            raise CorpusError(
+                f"outcome {i} (task {r['task_id']}): expected 'produced_svg' or 'response'"
+            )
 
 
 def _rescored_row(r: Mapping[str, Any], report: Any) -> dict[str, Any]:
+    """The ``rescore`` row of stored outcome ``r`` and its new report (object or ``to_dict()``)."""
     row: dict[str, Any] = {"task_id": r["task_id"], "model": str(r.get("model", r.get("policy")))}
     if r.get("name"):
         row["name"] = str(r["name"])
@@ -185,5 +198,5 @@ def _rescored_row(r: Mapping[str, Any], report: Any) -> dict[str, Any]:
         row["finish_reason"] = r["finish_reason"]
     if r.get("error"):  # a provider error of the stored run: the Err. column
         row["error"] = r["error"]
-    row.update(report.to_dict())
+    row.update(report if isinstance(report, Mapping) else report.to_dict())
     return row

@@ -1,0 +1,174 @@
+"""Ray scaling: rows/s and CPU per row of ``score_dataset`` against the local process pool.
+
+In one run, on the same rows (the 680 published Vector-Bench outcomes, repeated ``--copies``
+times with distinct ``sample_index``, or ``--repairgen N`` generated RepairGen oracle outputs):
+
+- ``score_many(processes=1)`` and ``score_many(processes=2)`` in this process
+  (:func:`vector_gym.rewards.spec.score_many`, stored SVGs scored as is);
+- ``score_dataset`` on a :class:`~vector_gym.integrations.ray.LocalCluster` whose head has no
+  CPU (it holds the driver and the GCS only) and 1, then 2, worker nodes of one CPU each; each
+  cluster is started and stopped here. The wall time counts from building the dataset to the
+  last row on the driver (actor start-up included); RepairGen tasks are regenerated on the
+  workers from their ids, while the local runs get them ready-made.
+
+CPU per row: user + system CPU seconds of every process involved (this process and its pool
+children; with Ray, also every process of the cluster, read from ``/proc`` every 0.2 s) divided
+by the rows. Every run's reports are checked to be identical to ``processes=1`` (``--no-check``
+skips it).
+
+Usage::
+
+    python benchmarks/ray_scaling.py [--copies 4] [--repairgen N] [--batch-size 32] [--json]
+
+``--repairgen 10000`` is the issue's 10,000-task identity check (every field of every report
+identical to ``score_many`` in this process); the tests check 300 tasks.
+
+Prints a table (or one JSON object). Ray's CPU per row should stay within 20% of the local
+pool's (issue 15).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUTCOMES = ROOT / "tests" / "data" / "outcomes_sv001_020.jsonl.gz"
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _self_cpu() -> float:
+    a = resource.getrusage(resource.RUSAGE_SELF)
+    b = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+
+
+def _proc_cpu(pid: int) -> float | None:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+class _ClusterCPU:
+    """CPU seconds used by a cluster's processes between start() and stop() (sampled)."""
+
+    def __init__(self, cluster) -> None:
+        self.cluster = cluster
+        self.base: dict[int, float] = {}
+        self.last: dict[int, float] = {}
+        self._stop = threading.Event()
+
+    def _sample(self) -> None:
+        for pid in self.cluster.marked_pids():
+            v = _proc_cpu(pid)
+            if v is not None:
+                self.last[pid] = v
+
+    def start(self) -> None:
+        self._sample()
+        self.base = dict(self.last)
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(0.2):
+            self._sample()
+
+    def stop(self) -> float:
+        self._sample()
+        self._stop.set()
+        self._thread.join()
+        return sum(v - self.base.get(pid, 0.0) for pid, v in self.last.items())
+
+
+def _rows(copies: int, repairgen: int):
+    from vector_gym.cli import load_outcomes
+    from vector_gym.suites import get_suite
+    from vector_gym.tasks.vector_bench import load_vector_bench
+
+    if repairgen:
+        tasks = get_suite("repairgen").tasks("train", n=repairgen)
+        rows = [{"task_id": t.task_id, "model": "oracle", "produced_svg": t.target_svg} for t in tasks]
+        return "repairgen", rows, tasks
+    by_id = {t.task_id: t for t in load_vector_bench()}
+    rows = [{**r, "sample_index": k} for k in range(copies) for r in load_outcomes(OUTCOMES)]
+    return "vector_bench", rows, [by_id[r["task_id"]] for r in rows]
+
+
+def _canon(report: dict) -> str:
+    return json.dumps(json.loads(json.dumps(report)), sort_keys=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--copies", type=int, default=4, help="copies of the 680 published outcomes")
+    ap.add_argument("--repairgen", type=int, default=0, metavar="N",
+                    help="score N RepairGen oracle outputs instead")
+    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--no-check", action="store_true")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+
+    from vector_gym.integrations import ray as vray
+    from vector_gym.rewards.spec import score_many
+
+    suite, rows, tasks = _rows(args.copies, args.repairgen)
+    outputs = [r["produced_svg"] for r in rows]
+    n = len(rows)
+    results = []
+    reference = None
+    for processes in (1, 2):
+        c0, t0 = _self_cpu(), time.perf_counter()
+        reports = score_many(tasks, outputs, processes=processes)
+        wall, cpu = time.perf_counter() - t0, _self_cpu() - c0
+        dicts = [_canon(r.to_dict()) for r in reports]
+        if reference is None:
+            reference = dicts
+        identical = dicts == reference
+        results.append({"run": f"score_many(processes={processes})", "rows": n, "wall_s": wall,
+                        "rows_per_s": n / wall, "cpu_ms_per_row": 1000 * cpu / n, "identical": identical})
+    for workers in (1, 2):
+        with vray.LocalCluster(workers=workers, cpus=1, head_cpus=0) as cluster:
+            ray = cluster.connect()
+            try:
+                ds = vray.from_rows(rows, rows_per_block=args.batch_size * 2)
+                meter = _ClusterCPU(cluster)
+                meter.start()
+                c0, t0 = _self_cpu(), time.perf_counter()
+                out = {r["key"]: r for r in (
+                    {"key": vray.row_key(x), **x} for x in vray.decode_rows(
+                        vray.score_dataset(ds, suite, batch_size=args.batch_size,
+                                           concurrency=(workers, workers))))}
+                wall = time.perf_counter() - t0
+                cpu = _self_cpu() - c0 + meter.stop()
+            finally:
+                ray.shutdown()
+        identical = None
+        if not args.no_check:
+            identical = len(out) == n and all(
+                _canon(out[vray.row_key(r)]["report"]) == ref for r, ref in zip(rows, reference, strict=True))
+        results.append({"run": f"score_dataset({workers} worker node{'s' if workers > 1 else ''})",
+                        "rows": n, "wall_s": wall, "rows_per_s": n / wall,
+                        "cpu_ms_per_row": 1000 * cpu / n, "identical": identical})
+    local2 = results[1]["cpu_ms_per_row"]
+    for r in results:
+        r["cpu_vs_pool2"] = r["cpu_ms_per_row"] / local2
+    if args.json:
+        print(json.dumps({"suite": suite, "rows": n, "cpus": os.cpu_count(), "results": results}, indent=2))
+        return
+    print(f"{suite}: {n} rows, {os.cpu_count()} CPUs")
+    print(f"{'run':34} {'wall s':>7} {'rows/s':>8} {'CPU ms/row':>11} {'vs pool(2)':>10} identical")
+    for r in results:
+        print(f"{r['run']:34} {r['wall_s']:7.2f} {r['rows_per_s']:8.1f} {r['cpu_ms_per_row']:11.2f}"
+              f" {r['cpu_vs_pool2']:10.2f} {r['identical']}")
+
+
+if __name__ == "__main__":
+    main()

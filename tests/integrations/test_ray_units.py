@@ -1,0 +1,149 @@
+"""vector_gym.integrations.ray without a cluster: run directories, row keys, the vLLM processor's
+pre- and post-processing, and the ``ray.data.llm`` contract (runs where vLLM is importable)."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import json
+
+import pytest
+
+from vector_gym.errors import ConfigError
+from vector_gym.integrations import ray as vray
+from vector_gym.suites import get_suite
+
+HEADER = {"vector_gym_run": 1, "suite": "vector_bench", "options": {"parity": "False"}}
+
+
+def _manifest(path, parts, torn=""):
+    lines = [json.dumps(HEADER)] + [json.dumps(p) for p in parts]
+    path.write_text("\n".join(lines) + "\n" + torn)
+
+
+def test_row_key_uses_the_key_fields_a_row_has():
+    rollout = {"env": "e", "task_id": "t", "policy": "p", "sample_index": 0, "response": "x"}
+    assert vray.row_key(rollout) == '{"env":"e","policy":"p","sample_index":0,"task_id":"t"}'
+    assert vray.row_key({"task_id": "t", "model": "m"}) == '{"model":"m","task_id":"t"}'
+    assert vray.row_key({"task_id": "t", "i": 3}, key_fields=("i",)) == '{"i":3}'
+
+
+def test_open_run_drops_torn_manifest_line_orphans_and_temp_files(tmp_path):
+    _manifest(tmp_path / "manifest.jsonl",
+              [{"partition": "part-000000.jsonl", "rows": 1, "keys": ["a"]}],
+              torn='{"partition": "part-000001.jsonl", "rows": 1, "ke')
+    (tmp_path / "part-000000.jsonl").write_text('{"task_id": "a"}\n')
+    (tmp_path / "part-000001.jsonl").write_text('{"task_id": "b"}\n')  # renamed, never recorded
+    (tmp_path / ".tmp-part-000002.jsonl-1234").write_text("half")
+    (tmp_path / "notes.txt").write_text("mine")
+    done, nxt = vray._open_run(tmp_path, HEADER)
+    assert done == {"a"} and nxt == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.jsonl", "notes.txt", "part-000000.jsonl"]
+    assert (tmp_path / "manifest.jsonl").read_text().endswith("]}\n")  # torn tail truncated
+    assert vray.read_run(tmp_path) == [{"task_id": "a"}]
+    assert vray.finished_keys(tmp_path) == {"a"}
+
+
+def test_open_run_refuses_another_suite_or_options(tmp_path):
+    vray._open_run(tmp_path, HEADER)
+    with pytest.raises(ConfigError, match="another directory"):
+        vray._open_run(tmp_path, {**HEADER, "options": {"parity": "True"}})
+    with pytest.raises(ConfigError, match="repairgen"):
+        vray._open_run(tmp_path, {**HEADER, "suite": "repairgen"})
+
+
+def test_read_run_checks_partitions_against_the_manifest(tmp_path):
+    _manifest(tmp_path / "manifest.jsonl", [{"partition": "part-000000.jsonl", "rows": 2, "keys": ["a", "b"]}])
+    with pytest.raises(vray.CorpusError, match="missing"):
+        vray.read_run(tmp_path)
+    (tmp_path / "part-000000.jsonl").write_text('{"task_id": "a"}\n')
+    with pytest.raises(vray.CorpusError, match="expected 2 rows, found 1"):
+        vray.read_run(tmp_path)
+
+
+def test_scorer_batch_replaces_stale_verdicts_and_scores_stored_svgs_as_is():
+    import pyarrow as pa
+
+    suite = get_suite("vector_bench")
+    task = suite.tasks()[0]
+    scorer = vray._ScoreBatch(vray.suite_ref("vector_bench"), skip=frozenset({'{"model":"skip","task_id":"sv_001"}'}))
+    batch = pa.Table.from_pylist([
+        {"task_id": task.task_id, "model": "m", "produced_svg": task.target_svg, "status": "FAIL", "reward": 0},
+        {"task_id": task.task_id, "model": "r", "response": "no svg here", "status": "PASS", "reward": 1},
+        {"task_id": task.task_id, "model": "skip", "response": "x", "status": "PASS", "reward": 1},
+    ])
+    out = scorer(batch)
+    rows = [json.loads(t) for t in out.column("row").to_pylist()]
+    assert [r["model"] for r in rows] == ["m", "r"]  # the finished key was dropped unscored
+    assert rows[0]["report"]["status"] == "PASS" and rows[0]["reward"] == pytest.approx(1.2)
+    assert rows[1]["report"]["failure_reasons"][0] == "invalid_svg" and rows[1]["reward"] == 0.0
+    assert all("status" not in r for r in rows)  # stale flattened verdicts do not survive
+    with pytest.raises(vray.CorpusError, match="produced_svg"):
+        scorer(pa.Table.from_pylist([{"task_id": task.task_id, "model": "m"}]))
+
+
+def test_vllm_preprocess_uses_the_suite_template_budget_and_seed():
+    suite = get_suite("vector_bench")
+    task = suite.tasks()[2]
+    req = vray.vllm_preprocess({"task_id": task.task_id, "sample_index": 1, "seed": 41}, suite=suite,
+                               sampling={"temperature": 0.7})
+    obs = {"instruction": task.instruction, "svg": task.source_svg, "task_id": task.task_id,
+           "family": task.family}
+    assert req["messages"] == suite.template("svg").messages(obs)
+    assert req["sampling_params"] == {"temperature": 0.7, "max_tokens": suite.token_budget(obs), "seed": 41}
+    assert req["max_tokens"] == max(8192, len(task.source_svg) // 2 + 2048)
+    fixed = vray.vllm_preprocess({"task_id": task.task_id, "sample_index": 0, "seed": 0}, suite=suite,
+                                 max_tokens=64)
+    assert fixed["sampling_params"]["max_tokens"] == 64
+
+
+def test_vllm_postprocess_gives_rollout_rows():
+    base = {"task_id": "sv_001", "sample_index": 2, "max_tokens": 10, "num_input_tokens": 50}
+    ok = json.loads(vray.vllm_postprocess({**base, "generated_text": "<svg/>", "num_generated_tokens": 4},
+                                          env_id="vector_gym/VectorBench-v0", policy_name="vllm:m")["row"])
+    assert ok == {"env": "vector_gym/VectorBench-v0", "task_id": "sv_001", "policy": "vllm:m",
+                  "sample_index": 2, "response": "<svg/>", "prompt_tokens": 50, "completion_tokens": 4,
+                  "finish_reason": "stop", "truncated": False, "max_tokens": 10, "elapsed_s": None}
+    cut = json.loads(vray.vllm_postprocess({**base, "generated_text": "<svg", "num_generated_tokens": 10},
+                                           env_id="e", policy_name="p")["row"])
+    assert cut["finish_reason"] == "length" and cut["truncated"]
+    err = json.loads(vray.vllm_postprocess({**base, "__inference_error__": "CUDA OOM", "generated_text": ""},
+                                           env_id="e", policy_name="p")["row"])
+    assert err["finish_reason"] == "error" and err["response"] == "" and err["completion_tokens"] is None
+
+
+def test_task_rows_seed_each_sample_like_one_vllm_policy_call():
+    rows = vray._task_rows(["a", "b"], 3, {vray.row_key({"env": "e", "task_id": "b", "policy": "p",
+                                                          "sample_index": 1})}, "e", "p", 100)
+    assert rows == [
+        {"task_id": "a", "sample_indices": [0, 1, 2], "position": 0, "seed": 100},
+        {"task_id": "b", "sample_indices": [0, 2], "position": 1, "seed": 103},
+    ]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("vllm") is None,
+                    reason="ray.data.llm contract: vLLM is not importable here (GPU machines: "
+                    'pip install "ray[llm]==2.60.0")')
+def test_ray_data_llm_contract():
+    """The parts of Ray's vLLM processor that rollout_dataset relies on."""
+    from ray.data.llm import build_processor, vLLMEngineProcessorConfig
+    from ray.llm._internal.batch.stages.vllm_engine_stage import vLLMOutputData
+
+    params = inspect.signature(build_processor).parameters
+    assert {"config", "preprocess", "postprocess"} <= set(params)
+    config = vLLMEngineProcessorConfig(model_source="m", batch_size=4, concurrency=1,
+                                       engine_kwargs={"max_model_len": 1024})
+    assert config.model_source == "m" and config.batch_size == 4
+    fields = set(vLLMOutputData.model_fields)
+    assert {"generated_text", "num_generated_tokens", "num_input_tokens"} <= fields
+
+
+def test_eval_ray_refuses_multi_turn_and_patch_before_any_cluster_work(capsys, tmp_path):
+    from vector_gym.cli import main
+
+    for extra in (["--max-turns", "2"], ["--action-format", "patch"]):
+        rc = main(["eval", "--policy", "oracle", "--ray", "127.0.0.1:1", "--limit", "1",
+                   "--runs-dir", str(tmp_path), "--no-progress", *extra])
+        assert rc == 1
+        assert "--ray runs single-turn SVG answers" in capsys.readouterr().err
+    assert not any(tmp_path.rglob("*.jsonl"))

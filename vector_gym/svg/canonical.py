@@ -112,6 +112,10 @@ __all__ = [
     "NUMBER_ATTRIBUTES",
     "LENGTH_ATTRIBUTES",
     "LENGTH_LIST_ATTRIBUTES",
+    "TRANSFORM_ATTRIBUTES",
+    "LENGTH_OR_KEYWORD_ATTRIBUTES",
+    "LENGTH_LIST_OR_KEYWORD_ATTRIBUTES",
+    "KEYWORD_ATTRIBUTES",
     "canonical_attributes",
     "canonical_equal",
     "canonical_form",
@@ -284,6 +288,25 @@ LENGTH_ATTRIBUTES: frozenset[str] = frozenset(
 LENGTH_LIST_ATTRIBUTES: frozenset[str] = frozenset({"x", "y", "dx", "dy"})
 """Attributes whose value is a list of lengths (on ``<text>``/``<tspan>``; one on shapes)."""
 
+TRANSFORM_ATTRIBUTES: frozenset[str] = frozenset({"transform", "gradientTransform", "patternTransform"})
+"""Attributes whose value is a ``<transform-list>`` (SVG 2 §8.5, §14.2.2, §14.4)."""
+
+LENGTH_OR_KEYWORD_ATTRIBUTES: frozenset[str] = frozenset({"font-size", "letter-spacing", "word-spacing"})
+"""One length, or a keyword (``small``, ``normal``; ASCII case-insensitive, CSS Values 4 §6.1)."""
+
+LENGTH_LIST_OR_KEYWORD_ATTRIBUTES: frozenset[str] = frozenset({"stroke-dasharray"})
+"""A comma/space separated list of lengths, or a keyword (``none``) (SVG 2 §13.5.3)."""
+
+KEYWORD_ATTRIBUTES: frozenset[str] = frozenset(
+    {"stroke-linecap", "stroke-linejoin", "fill-rule", "clip-rule", "display", "visibility",
+     "overflow", "text-anchor", "dominant-baseline", "alignment-baseline", "font-style",
+     "font-weight", "font-variant", "font-stretch", "vector-effect", "shape-rendering",
+     "text-rendering", "image-rendering", "color-interpolation", "color-interpolation-filters",
+     "mix-blend-mode", "isolation", "pointer-events", "writing-mode", "direction", "unicode-bidi",
+     "paint-order", "white-space", "mask-type"}
+)
+"""Properties whose values are CSS keywords, ASCII case-insensitive (CSS Values 4 §6.1)."""
+
 _CSS_WIDE = frozenset({"inherit", "initial", "unset", "revert"})
 _AUTO_OK = frozenset({"width", "height", "rx", "ry"})
 
@@ -352,13 +375,21 @@ def _normalise_svg(key: str, value: str) -> str:
     if name in LENGTH_LIST_ATTRIBUTES:
         n = _svg_length_list(value)
         return n if n is not None else INVALID_NUMBER_MARKER + value
+    if name in KEYWORD_ATTRIBUTES:
+        return low
+    if name in LENGTH_OR_KEYWORD_ATTRIBUTES:
+        n = normalise_length(value)
+        return n if n is not None else low
+    if name in LENGTH_LIST_OR_KEYWORD_ATTRIBUTES:
+        n = _svg_length_list(value)
+        return n if n is not None else low
     if name == "d":
         out = normalise_path_data(value)
         return out if out is not None else INVALID_MARKER + value
     if name == "points" or name == "viewBox":
         nums = scan_numbers(value)
         return " ".join(map(format_number, nums)) if nums is not None else INVALID_MARKER + value
-    if name == "transform":
+    if name in TRANSFORM_ATTRIBUTES:
         out = normalise_transform_list(value)
         return out if out is not None else INVALID_MARKER + value
     n = normalise_svg_number(value)
@@ -380,7 +411,10 @@ def normalise_attribute_svg(key: str, value: str) -> str:
     (:mod:`vector_gym.svg.numbers`; ``px`` = user units, opacities and ``offset`` percentages as
     fractions), path data (:func:`vector_gym.svg.path_data.normalise_path_data`: the path
     reader's grammar, packed numbers and compact arc flags included), ``points``/``viewBox``
-    number lists, ``transform`` lists (:func:`vector_gym.svg.transform.normalise_transform_list`),
+    number lists, ``transform``/``gradientTransform``/``patternTransform`` lists
+    (:func:`vector_gym.svg.transform.normalise_transform_list`), ``font-size``-like lengths and
+    ``stroke-dasharray`` length lists (else a lower-cased keyword), keyword properties
+    (:data:`KEYWORD_ATTRIBUTES`, lower-cased),
     colours (:func:`vector_gym.svg.color.canonical_color`, CSS Color 4), ``style`` declaration
     lists (:func:`vector_gym.svg.style.style_declarations`: comments and ``!important`` are
     not part of a value, last declaration wins). CSS-wide keywords are lower-cased. A value that

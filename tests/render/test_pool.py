@@ -439,3 +439,21 @@ def test_a_killed_worker_leaves_no_working_directory():
         second = pool._workers[0].workdir
         assert os.path.isdir(second)
     assert not os.path.exists(second)
+
+
+@pytest.mark.parametrize("backend", ["skia", "resvg", "cairosvg"])
+def test_root_outside_the_svg_namespace_is_named_like_the_scorer(backend):
+    # Issue 10: "the render path reports the same reason [no_svg_namespace] instead of an empty
+    # image". Before the review, skia drew a blank image and resvg/CairoSVG drew the shapes,
+    # all with error None, while the scorer called the document invalid (no_svg_namespace).
+    from vector_gym.render import render_one
+    from vector_gym.svg.parse import NO_SVG_NAMESPACE
+
+    image, error = render_one(
+        '<svg viewBox="0 0 4 4"><rect width="4" height="4" fill="red"/></svg>', (4, 4),
+        backend=backend, processes=0,
+    )
+    assert error == NO_SVG_NAMESPACE == R.NO_SVG_NAMESPACE
+    assert (image == 255).all()
+    image, error = render_one(svg('<rect width="4" height="4" fill="red"/>'), (4, 4), backend=backend, processes=0)
+    assert error is None and (image == [255, 0, 0]).all()

@@ -176,8 +176,8 @@ def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree
     Raises
     ------
     RenderRejected
-        With ``reason`` one of the parse reasons, ``not_svg``, ``too_many_attributes``,
-        ``external_reference``, ``use_cycle``, ``use_expansion`` or ``too_many_path_segments``.
+        With ``reason`` one of the parse reasons, ``not_svg``, ``no_svg_namespace``,
+        ``too_many_attributes``, ``external_reference``, ``use_cycle``, ``use_expansion`` or ``too_many_path_segments``.
     """
     check_text(svg, limits)
     try:
@@ -186,6 +186,8 @@ def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree
         raise RenderRejected(exc.reason, exc.message) from None
     if not isinstance(root.tag, str) or local_name(root.tag) != "svg":
         raise RenderRejected(reasons.NOT_SVG, f"expected an <svg> root, got {root.tag!r}")
+    if root.tag == "svg":  # issue 10: the scorer's validity gate names the same failure
+        raise RenderRejected(reasons.NO_SVG_NAMESPACE, "the <svg> root is not in the SVG namespace")
     if root.xpath(f"boolean(//*[count(@*) > {limits.max_attributes}])"):
         raise RenderRejected(
             reasons.TOO_MANY_ATTRIBUTES,

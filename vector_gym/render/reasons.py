@@ -12,6 +12,7 @@ from vector_gym.svg.parse import (
     EMPTY,
     ENTITY_DECLARATION,
     INVALID_UTF8,
+    NO_SVG_NAMESPACE,
     NOT_TEXT,
     NOT_WELL_FORMED,
     TOO_DEEP,
@@ -29,6 +30,7 @@ __all__ = [
     "TOO_DEEP",
     "TOO_MANY_ELEMENTS",
     "NOT_SVG",
+    "NO_SVG_NAMESPACE",
     "EXTERNAL_REFERENCE",
     "USE_CYCLE",
     "USE_EXPANSION",
@@ -43,6 +45,8 @@ __all__ = [
 
 NOT_SVG = "not_svg"
 """The root element is not an SVG ``<svg>`` element (any namespace prefix is accepted)."""
+# NO_SVG_NAMESPACE ("no_svg_namespace", from vector_gym.svg.parse): the root is a bare <svg> with
+# no namespace; the scorer's validity gate gives the same name (SVG is drawn only in its namespace).
 EXTERNAL_REFERENCE = "external_reference"
 """An ``href``, ``url()``, ``xml:base`` or CSS ``@import`` names something other than ``#id`` or a
 ``data:`` URI (an external ``<image>``, ``<feImage>`` or ``<use>`` does not fail: it draws nothing,
@@ -74,6 +78,7 @@ REASONS: tuple[str, ...] = (
     TOO_DEEP,
     TOO_MANY_ELEMENTS,
     NOT_SVG,
+    NO_SVG_NAMESPACE,
     EXTERNAL_REFERENCE,
     USE_CYCLE,
     USE_EXPANSION,

@@ -19,7 +19,7 @@ specification reward (``spec_reward``, weight 1) and dense repair progress
 (``repair_progress``, weight ``--progress-weight``). Both score through
 ``vector_gym.rewards.spec.score_many`` (``--processes`` worker processes) and log the
 gate pass rates (``spec_reward/validity_pass_rate`` ...) next to TRL's metrics. The
-prompts follow the Vector-Bench protocol (``vector_gym.policies.templates.VECTOR_BENCH``).
+prompts follow the Vector-Bench protocol (``vector_gym.suites.templates.VECTOR_BENCH``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 Light on import: heavy dependencies (skia, torch, transformers, vllm) are imported
 lazily by the modules that need them. Importing ``vector_gym`` registers the
-Gymnasium environment ids (``vector_gym/VectorBench-v0`` and friends).
+Gymnasium environment ids (``vector_gym/VectorBench-v0`` and friends) and the built-in suites
+(``vector_gym.suites``).
 """
 
 from __future__ import annotations
@@ -19,3 +20,8 @@ try:  # registration is cheap: entry points are "module:Class" strings
     _register_envs()
 except ImportError:  # pragma: no cover - envs layer not built yet / gymnasium missing
     pass
+
+# The built-in suites register their chat templates and token budgets as the policies' defaults.
+from vector_gym.suites import _load_builtins as _load_suites  # noqa: E402
+
+_load_suites()

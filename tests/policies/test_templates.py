@@ -131,7 +131,7 @@ def test_patch_format_selects_the_edit_script_templates():
         VECTOR_BENCH_PATCH,
         template_key,
     )
-    from vector_gym.policies.templates import PATCH_FORMAT_INSTRUCTIONS
+    from vector_gym.suites.templates import PATCH_FORMAT_INSTRUCTIONS
 
     obs = {"instruction": "Fix the door.", "svg": SVG, "action_format": "patch"}
     assert template_key(obs) == "vector-bench:patch"
@@ -172,8 +172,7 @@ def load_one():
 
 def test_multi_turn_observations_show_the_current_svg_and_the_feedback():
     """issue 5: later turns show what a person at an editor would see (docs: MULTI_TURN_INSTRUCTIONS)."""
-    from vector_gym.policies.templates import VECTOR_BENCH_PATCH
-    from vector_gym.policies.templates import MULTI_TURN_INSTRUCTIONS
+    from vector_gym.policies.templates import MULTI_TURN_INSTRUCTIONS, VECTOR_BENCH_PATCH
 
     first = {"instruction": "Fix the door.", "svg": SVG, "feedback": ""}
     system, user = VECTOR_BENCH.messages(first)

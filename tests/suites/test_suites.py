@@ -121,3 +121,30 @@ def test_register_a_suite_of_parts():
         register_suite(Suite("custom_x", tasks=[task], scorer=_Exact()))
     with pytest.raises(ConfigError, match="score_many"):
         Suite("bad", tasks=[task], scorer=object())
+
+
+def test_layers_policies_never_import_suites_and_suites_never_gymnasium():
+    """docs/architecture.md: policies get templates from the caller (or the defaults that
+    registering a suite fills in); suites know neither Gymnasium nor a model."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "vector_gym"
+    imp = re.compile(r"^\s*(?:from|import)\s+([\w.]+)", re.M)
+    for f in (root / "policies").glob("*.py"):
+        mods = imp.findall(f.read_text())
+        assert not [m for m in mods if m.startswith(("vector_gym.suites", "vector_gym.envs", "vector_gym.rewards"))], f
+    for f in (root / "suites").glob("*.py"):
+        mods = imp.findall(f.read_text())
+        assert not [m for m in mods if m.startswith(("gymnasium", "vector_gym.envs", "torch", "transformers"))], f
+
+
+def test_suites_publish_their_templates_and_budgets_to_the_policies():
+    from vector_gym.policies.templates import FIXED_BUDGETS, default_max_tokens, select_template
+    from vector_gym.suites.templates import SVGEDITBENCH_V2_PATCH, VECTOR_BENCH
+
+    assert select_template({"family": "repairgen"}) is VECTOR_BENCH
+    assert select_template({"family": "svgeditbench-v2", "action_format": "patch"}) is SVGEDITBENCH_V2_PATCH
+    assert FIXED_BUDGETS["svgeditbench-v2"] == 8192 and "vector-bench" not in FIXED_BUDGETS
+    obs = {"family": "vector-bench", "svg": "x" * 20_000}
+    assert default_max_tokens(obs) == get_suite("vector_bench").token_budget(obs) == 12_048

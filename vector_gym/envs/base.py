@@ -111,7 +111,9 @@ def _suite_of(suite: Any, scorer: Any, tasks: Any) -> tuple[Suite, list[Task] | 
     if not hasattr(scorer, "score_many"):
         scorer = _OneByOne(scorer)
     family = next((t.family for t in task_list if isinstance(t, Task) and t.family), "") or "custom"
-    return Suite("custom", tasks=task_list, scorer=scorer, family=family, env_id=""), task_list
+    suite = Suite("custom", tasks=task_list, scorer=scorer, family=family)
+    suite.env_id = ""  # unregistered: rows name the env by its class (env_name)
+    return suite, task_list
 
 
 class EditEnv(gym.Env[dict[str, str], str]):

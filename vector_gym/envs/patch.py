@@ -13,17 +13,17 @@ target, the requested edits or which checks failed.
 
 The prompt strings :data:`PATCH_FORMAT_INSTRUCTIONS` and :data:`SVG_FORMAT_INSTRUCTIONS` tell a
 policy how to answer in each format (system-prompt material for policy templates). They live
-with the templates in :mod:`vector_gym.policies.templates` (policies must not import envs).
+with the suites' templates in :mod:`vector_gym.suites.templates`.
 """
 
 from __future__ import annotations
 
-from vector_gym.policies.templates import (
+from vector_gym.suites._feedback import editor_feedback
+from vector_gym.suites.templates import (
     MULTI_TURN_INSTRUCTIONS,
     PATCH_FORMAT_INSTRUCTIONS,
     SVG_FORMAT_INSTRUCTIONS,
 )
-from vector_gym.suites._feedback import editor_feedback
 from vector_gym.svg.patch import PatchResult, apply_patch, extract_patch
 
 __all__ = [

@@ -1,22 +1,15 @@
 """Chat prompt templates: how an observation becomes the messages a model reads.
 
 Layer 5. A template is data (a frozen dataclass of format strings) that a user
-can replace or override field by field with :func:`dataclasses.replace`. The
-three built-in templates follow each benchmark's published prompting protocol
-(``docs/protocols.md``):
-
-* ``VECTOR_BENCH`` - a system message with the four rules of the published
-  study (editing an SVG from a visual repair request; return exactly one
-  complete, valid ``<svg>`` document; make the requested repairs and preserve
-  every part not mentioned; no Markdown, no explanation), written in our own
-  words, and a user message ``Repair request:`` / instruction / blank line /
-  ``Corrupted SVG:`` / source SVG as is.
-* ``SVGEDITBENCH_V2`` - one user message: ``The following is the SVG code
-  representing an image. {instruction} Only return the output SVG code.``, a
-  blank line, then the source SVG in a ```` ```svg ```` fence; no system message.
-* ``SVGEDITBENCH_V1`` - the stored prompt of each case as one user message
-  (SVGEditBench v1 tasks carry it as their instruction; it already holds the
-  source SVG).
+can replace or override field by field with :func:`dataclasses.replace`. Which
+template a benchmark uses is its suite's business: the built-in templates
+(Vector-Bench, SVGEditBench V2 and v1, each as its paper prompted) are defined in
+:mod:`vector_gym.suites.templates`, and registering a suite makes its templates and
+fixed token budget the defaults of its family here (:func:`register_family`:
+:data:`TEMPLATES`, :data:`PATCH_TEMPLATES`, :data:`FIXED_BUDGETS`), so policies never
+import suites. A caller's ``templates=`` (``suite.template_table()``) overrides them.
+The former names (``VECTOR_BENCH``, ``SVGEDITBENCH_V2_PATCH``, ...) still resolve
+here to the registered templates.
 
 An observation is a mapping with ``"instruction"`` and ``"svg"`` (the source
 SVG) and an optional ``"family"`` (the task family, e.g. ``"vector-bench"``)
@@ -27,7 +20,7 @@ script instead of a whole SVG (:mod:`vector_gym.svg.patch`); the rollout then ad
 ``"action_format": "patch"`` to each observation (absent means ``"svg"``), and
 :func:`select_template` picks the family's patch template from
 :data:`PATCH_TEMPLATES`: the same request and SVG, with
-:data:`PATCH_FORMAT_INSTRUCTIONS` (the script's syntax and an
+:data:`~vector_gym.suites.templates.PATCH_FORMAT_INSTRUCTIONS` (the script's syntax and an
 example) in place of the "return one complete SVG" rule.
 
 Multi-turn episodes. An env built with ``max_turns > 1`` adds ``"feedback"`` to its
@@ -54,17 +47,10 @@ from vector_gym.errors import ConfigError
 
 __all__ = [
     "MULTI_TURN_INSTRUCTIONS",
-    "PATCH_FORMAT_INSTRUCTIONS",
-    "SVG_FORMAT_INSTRUCTIONS",
     "ChatTemplate",
     "content_text",
-    "VECTOR_BENCH",
-    "VECTOR_BENCH_PATCH",
-    "SVGEDITBENCH_V2",
-    "SVGEDITBENCH_V2_PATCH",
-    "SVGEDITBENCH_V1",
-    "SVGEDITBENCH_V1_PATCH",
     "TEMPLATES",
+    "register_family",
     "PATCH_TEMPLATES",
     "ACTION_FORMATS",
     "DEFAULT_FAMILY",
@@ -80,26 +66,7 @@ __all__ = [
 
 Message = dict[str, str]
 
-# -- prompt text of the answer formats (moved here from vector_gym.svg.patch, issue 9: the svg
-# layer holds grammars, not prompts) ---------------------------------------------------------
-SVG_FORMAT_INSTRUCTIONS = (
-    "Answer with exactly one complete, valid SVG document (from <svg to </svg>) that makes the "
-    "requested repairs and leaves every other part of the document unchanged. Do not add "
-    "Markdown or prose."
-)
-
-PATCH_FORMAT_INSTRUCTIONS = """\
-Answer with a JSON edit script, not the whole SVG. The script is a JSON list of edits, applied \
-in order to the SVG you were given; elements are named by their id attribute ("__svg" is the \
-root element):
-  {"set": "ID", "ATTRIBUTE": "VALUE", ...}       set attributes of an element (null removes one)
-  {"delete": "ID"}                               delete an element and everything inside it
-  {"insert": "<SVG MARKUP/>", "after": "ID"}     insert new elements after an element
-                                                 (or "before": "ID", or "parent": "ID" to append)
-Example: [{"set": "door", "x": "128"}, {"delete": "stray-mark"}]
-Change only what the request asks for; every other element must stay exactly as it is. \
-Return only the JSON list (a ```json fenced block is fine)."""
-
+# -- the multi-turn protocol's default prompt text (every ChatTemplate's ``multi_turn``) --------
 MULTI_TURN_INSTRUCTIONS = (
     "If your answer does not complete the request, you will see the current document and any "
     "parse or validity errors, and may answer again."
@@ -247,113 +214,50 @@ class _Values(dict):
         )
 
 
-# Our wording of the four rules of the published Vector-Bench system message
-# (docs/protocols.md, "Vector-Bench"): repair from a visual request; one complete
-# valid <svg> document; requested repairs only, everything else preserved; no
-# Markdown or explanation.
-_VECTOR_BENCH_SYSTEM = (
-    "You are repairing an SVG document according to a request that describes a visible defect. "
-    "Reply with exactly one complete, valid SVG document, from <svg to </svg>. "
-    "Make the repairs the request asks for and leave every part it does not mention unchanged. "
-    "Do not add Markdown, code fences or any explanation."
-)
+TEMPLATES: dict[str, ChatTemplate] = {}
+"""Family name (``Task.family``) -> default template for whole-SVG answers. Filled by the suites
+(:func:`register_family`, called by ``vector_gym.suites.register_suite``); ``import vector_gym``
+registers the built-in ones. A policy's ``templates=`` (from the caller: ``suite.template_table()``)
+overrides it."""
+
+PATCH_TEMPLATES: dict[str, ChatTemplate] = {}
+"""Family name -> default template for ``action_format="patch"`` (filled like :data:`TEMPLATES`)."""
 
 
-def _literal(text: str) -> str:
-    """Escape braces so that ``text`` survives :meth:`str.format` unchanged."""
-    return text.replace("{", "{{").replace("}", "}}")
+def register_family(family: str, templates: Mapping[str, ChatTemplate], fixed_budget: int | None = None) -> None:
+    """Make a suite's templates (``{"svg": ..., "patch": ...}``) the defaults of its family.
+
+    ``fixed_budget`` (tokens) goes into :data:`FIXED_BUDGETS` (None: the adaptive rule). Called by
+    ``vector_gym.suites.register_suite``; policies never import suites.
+    """
+    if "svg" in templates:
+        TEMPLATES[family] = templates["svg"]
+    if "patch" in templates:
+        PATCH_TEMPLATES[family] = templates["patch"]
+    if fixed_budget is not None:
+        FIXED_BUDGETS[family] = int(fixed_budget)
+    else:
+        FIXED_BUDGETS.pop(family, None)
 
 
-#: Later turns of a Vector-Bench-style multi-turn episode: the request, the current
-#: document (the last answer, or the source after an unappliable patch) and the feedback.
-_VECTOR_BENCH_FOLLOWUP = (
-    "Repair request:\n{instruction}\n\nCurrent SVG (after your last answer):\n{svg}"
-    "\n\nEditor feedback:\n{feedback}"
-)
-
-VECTOR_BENCH = ChatTemplate(
-    name="vector-bench",
-    system=_VECTOR_BENCH_SYSTEM,
-    user="Repair request:\n{instruction}\n\nCorrupted SVG:\n{svg}",
-    followup=_VECTOR_BENCH_FOLLOWUP,
-)
-"""Vector-Bench protocol (docs/protocols.md): system rules + repair request + corrupted SVG."""
-
-# The published study asked for whole documents only; the patch variant keeps its task
-# framing and preservation rule and replaces the output rule by the edit-script syntax.
-_VECTOR_BENCH_PATCH_SYSTEM = (
-    "You are repairing an SVG document according to a request that describes a visible defect. "
-    + PATCH_FORMAT_INSTRUCTIONS
-)
-
-VECTOR_BENCH_PATCH = ChatTemplate(
-    name="vector-bench-patch",
-    system=_literal(_VECTOR_BENCH_PATCH_SYSTEM),
-    user="Repair request:\n{instruction}\n\nCorrupted SVG:\n{svg}",
-    followup=_VECTOR_BENCH_FOLLOWUP,
-)
-"""Vector-Bench framing with a JSON edit script as the answer (``action_format="patch"``)."""
-
-SVGEDITBENCH_V2 = ChatTemplate(
-    name="svgeditbench-v2",
-    user=(
-        "The following is the SVG code representing an image. {instruction} "
-        "Only return the output SVG code.\n\n```svg\n{svg}\n```"
-    ),
-    followup=(
-        "The following is the SVG code representing an image. {instruction} "
-        "Only return the output SVG code.\n\n```svg\n{svg}\n```"
-        "\n\nEditor feedback on your last answer:\n{feedback}"
-    ),
-)
-"""SVGEditBench V2 protocol (docs/protocols.md): one user message, source in a ```svg fence."""
-
-SVGEDITBENCH_V2_PATCH = ChatTemplate(
-    name="svgeditbench-v2-patch",
-    user=(
-        "The following is the SVG code representing an image. {instruction}\n\n"
-        + _literal(PATCH_FORMAT_INSTRUCTIONS)
-        + "\n\n```svg\n{svg}\n```"
-    ),
-)
-"""SVGEditBench V2 framing with a JSON edit script as the answer (``action_format="patch"``)."""
-
-SVGEDITBENCH_V1 = ChatTemplate(
-    name="svgeditbench-v1",
-    user="{instruction}",
-    # The stored prompt embeds the *source* SVG; later turns show the current document.
-    followup=(
-        "{instruction}\n\nYour last answer produced this SVG:\n```svg\n{svg}\n```"
-        "\n\nEditor feedback on your last answer:\n{feedback}"
-    ),
-)
-"""SVGEditBench v1 protocol (docs/protocols.md): the case's stored prompt as one user message."""
-
-SVGEDITBENCH_V1_PATCH = ChatTemplate(
-    name="svgeditbench-v1-patch",
-    # The stored prompt asks for SVG code; the system message overrides the answer format.
-    system=_literal(PATCH_FORMAT_INSTRUCTIONS),
-    user="{instruction}",
-    followup=SVGEDITBENCH_V1.followup,
-)
-"""SVGEditBench v1 stored prompt with a JSON edit script as the answer (``action_format="patch"``)."""
-
-TEMPLATES: Mapping[str, ChatTemplate] = {
-    "vector-bench": VECTOR_BENCH,
-    "svgeditbench-v2": SVGEDITBENCH_V2,
-    "svgeditbench-v1": SVGEDITBENCH_V1,
-    # RepairGen tasks are procedural repair requests in Vector-Bench's format.
-    "repairgen": VECTOR_BENCH,
+_LEGACY = {
+    "VECTOR_BENCH": (TEMPLATES, "vector-bench"),
+    "VECTOR_BENCH_PATCH": (PATCH_TEMPLATES, "vector-bench"),
+    "SVGEDITBENCH_V2": (TEMPLATES, "svgeditbench-v2"),
+    "SVGEDITBENCH_V2_PATCH": (PATCH_TEMPLATES, "svgeditbench-v2"),
+    "SVGEDITBENCH_V1": (TEMPLATES, "svgeditbench-v1"),
+    "SVGEDITBENCH_V1_PATCH": (PATCH_TEMPLATES, "svgeditbench-v1"),
 }
-"""Family name (``Task.family``) -> built-in template (whole-SVG answers)."""
 
-PATCH_TEMPLATES: Mapping[str, ChatTemplate] = {
-    "vector-bench": VECTOR_BENCH_PATCH,
-    "svgeditbench-v2": SVGEDITBENCH_V2_PATCH,
-    "svgeditbench-v1": SVGEDITBENCH_V1_PATCH,
-    "repairgen": VECTOR_BENCH_PATCH,
-}
-"""Family name -> built-in template for ``action_format="patch"`` (JSON edit-script answers)."""
+
+def __getattr__(name: str) -> Any:
+    """The built-in templates under their former names (defined in ``vector_gym.suites.templates``)."""
+    if name in _LEGACY:
+        table, family = _LEGACY[name]
+        if family in table:
+            return table[family]
+    raise AttributeError(f"module 'vector_gym.policies.templates' has no attribute {name!r}")
+
 
 ACTION_FORMATS: tuple[str, ...] = ("svg", "patch")
 """Values of an observation's ``"action_format"`` (absent or None means ``"svg"``)."""
@@ -496,15 +400,17 @@ def task_observation(task: Any, action_format: str = "svg") -> dict[str, str]:
 
 # -- output token budget ---------------------------------------------------------------------
 
+FIXED_BUDGETS: dict[str, int] = {}
+
 BUDGET_FLOOR_TOKENS = 8192
 """Smallest adaptive budget, tokens (docs/protocols.md, Vector-Bench: the public runner's rule)."""
 
 BUDGET_BASE_TOKENS = 2048
 """Tokens added to half the source length (docs/protocols.md, Vector-Bench)."""
 
-FIXED_BUDGETS: Mapping[str, int] = {"svgeditbench-v2": 8192}
-"""Family -> fixed budget, tokens, for protocols with one: SVGEditBench V2 ran open models
-with vLLM at ``max_tokens`` 8,192 (docs/protocols.md). Other families use the adaptive rule."""
+"""Family -> fixed budget, tokens, for protocols with one (filled by the suites like
+:data:`TEMPLATES`: SVGEditBench V2 ran open models with vLLM at ``max_tokens`` 8,192,
+docs/protocols.md). Other families use the adaptive rule."""
 
 
 def default_max_tokens(observation: Mapping[str, Any], ceiling: int | None = None) -> int:

@@ -379,7 +379,7 @@ class Suite:
     def templates(self) -> dict[str, Any]:
         """``{"svg": ChatTemplate, "patch": ChatTemplate}`` of this suite."""
         if self._templates is None:
-            from vector_gym.suites._templates import VECTOR_BENCH, VECTOR_BENCH_PATCH
+            from vector_gym.suites.templates import VECTOR_BENCH, VECTOR_BENCH_PATCH
 
             self._templates = {"svg": VECTOR_BENCH, "patch": VECTOR_BENCH_PATCH}
         return dict(self._templates)
@@ -416,9 +416,11 @@ class Suite:
             budget = b
         elif callable(b):
             budget = int(b(observation))
-        else:
+        else:  # the input-adaptive rule (protocols.md, Vector-Bench's public runner)
+            from vector_gym.policies.templates import BUDGET_BASE_TOKENS, BUDGET_FLOOR_TOKENS
+
             svg = observation.get("svg")
-            budget = max(8192, (len(svg) if isinstance(svg, str) else 0) // 2 + 2048)
+            budget = max(BUDGET_FLOOR_TOKENS, (len(svg) if isinstance(svg, str) else 0) // 2 + BUDGET_BASE_TOKENS)
         return budget if ceiling is None else min(budget, int(ceiling))
 
     def observation(self, task: Task) -> dict[str, str]:
@@ -544,6 +546,10 @@ def register_suite(suite: Suite, *, replace: bool = False) -> Suite:
         _REGISTRY[suite.name] = suite
         for key in [k for k in _CONFIGURED if k[0] == suite.name]:
             del _CONFIGURED[key]
+    from vector_gym.policies.templates import register_family
+
+    budget = suite._token_budget
+    register_family(suite.family, suite.templates, budget if isinstance(budget, int) else None)
     return suite
 
 

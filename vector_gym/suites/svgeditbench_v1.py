@@ -20,8 +20,8 @@ from typing import Any
 
 from vector_gym.errors import ConfigError
 from vector_gym.suites import register_suite
-from vector_gym.suites._templates import SVGEDITBENCH_V1, SVGEDITBENCH_V1_PATCH
 from vector_gym.suites.svgeditbench_v2 import RasterSuite
+from vector_gym.suites.templates import SVGEDITBENCH_V1, SVGEDITBENCH_V1_PATCH
 from vector_gym.tasks.task import Task
 
 __all__ = ["SVGEditBenchV1Suite"]

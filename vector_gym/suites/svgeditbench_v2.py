@@ -23,7 +23,7 @@ from typing import Any
 from vector_gym.errors import ConfigError
 from vector_gym.rewards.embeddings import DEFAULT_CLIP_MODEL, DEFAULT_DINO_MODEL
 from vector_gym.suites import CorpusSuite, register_suite
-from vector_gym.suites._templates import SVGEDITBENCH_V2, SVGEDITBENCH_V2_PATCH
+from vector_gym.suites.templates import SVGEDITBENCH_V2, SVGEDITBENCH_V2_PATCH
 from vector_gym.tasks.task import Task
 
 __all__ = ["RasterSuite", "SVGEditBenchV2Suite", "V2_TOKEN_BUDGET"]

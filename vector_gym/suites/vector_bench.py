@@ -23,7 +23,7 @@ from typing import Any
 
 from vector_gym.errors import ConfigError
 from vector_gym.suites import CorpusSuite, Suite, _field, _finite, register_suite
-from vector_gym.suites._templates import VECTOR_BENCH, VECTOR_BENCH_PATCH
+from vector_gym.suites.templates import VECTOR_BENCH, VECTOR_BENCH_PATCH
 from vector_gym.tasks.task import Task
 
 __all__ = ["DEFAULT_PROGRESS_WEIGHT", "SpecSuite", "VectorBenchSuite", "spec_reward"]

@@ -86,7 +86,7 @@ from vector_gym.svg.reference_dialect import (  # re-exported: the names predate
 )
 from vector_gym.svg.references import XLINK_HREF
 from vector_gym.svg.style import style_declarations
-from vector_gym.svg.transform import normalise_transform_list
+from vector_gym.svg.transform import normalise_css_transform, normalise_transform_list
 
 __all__ = [
     "Dialect",
@@ -95,6 +95,7 @@ __all__ = [
     "INVALID_MARKER",
     "INVALID_NUMBER_MARKER",
     "normalise_attribute_svg",
+    "normalise_declaration_svg",
     "normalise_attribute_reference",
     "NUMBER_PATTERN",
     "Node",
@@ -357,7 +358,7 @@ def _normalise_svg(key: str, value: str) -> str:
         decls = style_declarations(value)
         if decls is None:
             return INVALID_MARKER + value
-        return ";".join(f"{k}:{_normalise_svg(k, decls[k])}" for k in sorted(decls))
+        return ";".join(f"{k}:{normalise_declaration_svg(k, decls[k])}" for k in sorted(decls))
     if not value:
         return value
     low = value.lower()
@@ -448,6 +449,27 @@ def normalise_attribute_svg(key: str, value: str) -> str:
     if len(value) <= _CACHE_MAX_LEN:
         return _normalise_svg_cached(key, value)
     return _normalise_svg(key, value)
+
+
+def normalise_declaration_svg(name: str, value: str) -> str:
+    """Default-mode N of one ``style`` declaration: as the attribute, except ``transform``.
+
+    The CSS ``transform`` property has its own grammar (CSS units, commas, case-insensitive
+    names: :func:`vector_gym.svg.transform.normalise_css_transform`), so ``transform:
+    rotate(45deg)`` equals the attribute ``rotate(45)`` and ``transform: rotate(45)``, which
+    browsers drop, is marked invalid.
+
+    Examples
+    --------
+    >>> normalise_declaration_svg("transform", "rotate(45deg)") == normalise_attribute_svg("transform", "rotate(45)")
+    True
+    >>> normalise_declaration_svg("transform", "rotate(45)").startswith(INVALID_MARKER)
+    True
+    """
+    if name == "transform":
+        out = normalise_css_transform(value)
+        return out if out is not None else INVALID_MARKER + value
+    return normalise_attribute_svg(name, value)
 
 
 SVG2 = Dialect("svg2", normalise_attribute_svg, True)

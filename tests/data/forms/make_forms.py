@@ -138,6 +138,13 @@ CASES = [
   doc('<path d="M0 0H9" stroke-linecap="ROUND" fill-rule="EvenOdd" style="display:Inline"/>'),
   doc('<path d="M0 0H9" stroke-linecap="round" fill-rule="evenodd" display="inline"/>'),
   V(c=False, v=True), V(c=False, v=False)),
+ ("style", "css-transform-units", "CSS Transforms 1 §9 / SVG 2 §8.5: the transform property in style takes CSS units (deg, px, turn); = the attribute's unitless list",
+  doc('<g style="transform: ROTATE(0.125turn) translate(10px, 0)"/><g style="transform:scaleX(2) skewX(45deg)"/>'),
+  doc('<g transform="rotate(45) translate(10)"/><g transform="scale(2 1) skewX(45)"/>'),
+  V(c=False, v=True), V(c=False, v=False)),
+ ("style", "css-transform-unitless-angle", "CSS Values 4 §7.1: an <angle> needs a unit (only 0 may omit it), so browsers drop transform:rotate(45) in style",
+  doc('<g style="transform:rotate(45)"/>'), doc('<g transform="rotate(45)"/>'),
+  V(c=False, v=False), V(c=False, v=True)),
  # -- references ---------------------------------------------------------------------------
  ("references", "xlink-href-equals-href", "SVG 2 §5.7: href and xlink:href name the same link",
   doc('<rect id="r"/><use xlink:href="#r"/>', XL), doc('<rect id="r"/><use href="#r"/>'),

@@ -377,7 +377,8 @@ def _normalise_svg(key: str, value: str) -> str:
         n = _svg_length_list(value)
         return n if n is not None else INVALID_NUMBER_MARKER + value
     if name in KEYWORD_ATTRIBUTES:
-        return low
+        n = normalise_svg_number(value)  # font-weight: 700 = 700.0
+        return n if n is not None else low
     if name in LENGTH_OR_KEYWORD_ATTRIBUTES:
         n = normalise_length(value)
         return n if n is not None else low

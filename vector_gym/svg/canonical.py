@@ -332,6 +332,7 @@ def _svg_length_list(value: str) -> str | None:
 
 
 _ASCII_WSP_RE = re.compile(r"[ \t\r\n\f]+")
+_PAINT_URL_RE = re.compile(r"(url\([^()]*\))[ \t\r\n\f]*(.*)", re.IGNORECASE | re.DOTALL)
 
 
 def fold_ascii_ws(value: str) -> str:
@@ -364,8 +365,13 @@ def _normalise_svg(key: str, value: str) -> str:
     low = value.lower()
     if low in _CSS_WIDE:
         return low
-    if name in COLOR_ATTRIBUTES and low[:4] != "url(":
-        return canonical_color(value)
+    if name in COLOR_ATTRIBUTES:
+        if low[:4] != "url(":
+            return canonical_color(value)
+        m = _PAINT_URL_RE.fullmatch(value)  # <paint>: url(…) then an optional fallback colour
+        if m is not None and m.group(2):
+            return m.group(1) + " " + canonical_color(m.group(2))
+        return value
     if name in NUMBER_ATTRIBUTES:
         return _svg_number_value(name, value)
     if name in LENGTH_ATTRIBUTES:

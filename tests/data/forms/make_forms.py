@@ -145,6 +145,10 @@ CASES = [
  ("style", "css-transform-unitless-angle", "CSS Values 4 §7.1: an <angle> needs a unit (only 0 may omit it), so browsers drop transform:rotate(45) in style",
   doc('<g style="transform:rotate(45)"/>'), doc('<g transform="rotate(45)"/>'),
   V(c=False, v=False), V(c=False, v=True)),
+ ("color", "paint-fallback-spelling", "SVG 2 §13.2 <paint>: url(#g) followed by a fallback <color>, which is any CSS Color 4 spelling",
+  doc('<linearGradient id="g"/><rect fill="url(#g) RED" stroke="url(#g)  hsl(120 100% 25.098039%) "/>'),
+  doc('<linearGradient id="g"/><rect fill="url(#g) #f00" stroke="url(#g) #008000"/>'),
+  V(c=True, v=True), V(c=False, v=False)),
  # -- references ---------------------------------------------------------------------------
  ("references", "xlink-href-equals-href", "SVG 2 §5.7: href and xlink:href name the same link",
   doc('<rect id="r"/><use xlink:href="#r"/>', XL), doc('<rect id="r"/><use href="#r"/>'),

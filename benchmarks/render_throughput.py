@@ -13,8 +13,10 @@ v1; see ``render_conformance.load_corpus``):
   raw-pixel binding exists on PyPI);
 * ``cairosvg``: ``svg2png`` + PNG decode, in this process.
 
-Aims (issue 3): pipeline per core >= 2x resvg and >= 4x cairosvg at 224 px; >= 1.8x from 1 to 2
-processes. The machine's core count bounds the last one.
+Aims (issues 3 and 11): pipeline per core (``pipeline x1``: one worker) >= 2x resvg and >= 4x
+cairosvg at 72, 224 and 512 px; >= 1.8x from 1 to 2 processes (the machine's core count bounds
+the last one). The contenders run round-robin, best of ``--repeat``, so a loaded machine slows
+them alike. The share of sampled documents that ``backend="skia"`` routes to resvg is printed.
 
 Usage::
 
@@ -97,6 +99,9 @@ def main(argv=None) -> int:
     print(
         f"{n} SVGs (every {step}th of {len(corpus)}), {os.cpu_count()} CPUs, best of {args.repeat}"
     )
+    routed = render_many(svgs, (16, 16), processes=0).drawn_by
+    share = 100 * sum(d == "resvg" for d in routed) / max(1, n)
+    print(f"routed to resvg by backend='skia': {share:.1f}% of the sample ({sum(d == 'resvg' for d in routed)} of {n})")
     pools = {k: RenderPool(k, memory_mb=2048) for k in (1, 2)}
     try:
         for pool in pools.values():  # warm: workers started and imports done

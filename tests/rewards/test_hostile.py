@@ -233,6 +233,38 @@ def test_produced_svg_size_limit(parity):
     assert r.produced_parse_ok and r.validity_pass and "too_large" not in r.detail
 
 
+@pytest.mark.parametrize("parity", [False, True])
+def test_produced_svg_limit_scales_with_the_task(parity):
+    # Issue 16 item 3: a fixed 256 KiB limit rejected the correct answer of any task whose
+    # target is larger (about 2,600 Vector-Bench-sized elements) as too_large. The limit is now
+    # 4x the larger of source and target, with the 256 KiB floor and a hard ceiling.
+    from vector_gym.rewards.spec import PRODUCED_LIMITS, PRODUCED_MAX_BYTES, SpecScorer
+
+    rows = "".join(
+        f'<rect id="r{i}" x="{i % 97}" y="{i % 89}" width="3" height="4" fill="#{i % 4096:03x}"/>'
+        for i in range(5_000)
+    )
+    target = sub(TARGET, "</svg>", rows + "</svg>")
+    size = len(target.encode("utf-8"))
+    assert size > PRODUCED_LIMITS.max_bytes  # ~330 KB: over the old fixed limit
+    task = make_task(target=target, source=target.replace('x="30"', 'x="10"', 1))
+    scorer = SpecScorer(task, parity)
+    assert scorer.produced_limits.max_bytes == 4 * size
+    r = scorer.score(target)
+    assert r.reward == 1.0 and r.produced_parse_ok and "too_large" not in r.detail
+    # 4x the task is still a hard bound: one byte more is too_large, before parsing
+    over = sub(target, "</svg>", "<desc>" + "x" * (4 * size - size) + "</desc></svg>")
+    r = scorer.score(over)
+    assert r.reward == 0.0 and r.detail == ("too_large",) and not r.produced_parse_ok
+    # small tasks keep the floor; the ceiling is the generic parse limit of any document
+    assert SpecScorer(TASK, parity).produced_limits == PRODUCED_LIMITS
+    from vector_gym.rewards.spec import produced_limits
+
+    assert produced_limits("<svg/>", "<svg/>").max_bytes == 1 << 18
+    assert produced_limits("a" * 100_000, "b" * 70_000).max_bytes == 400_000
+    assert produced_limits("a" * 1_500_000, "").max_bytes == PRODUCED_MAX_BYTES == 4_000_000
+
+
 @pytest.mark.parametrize("depth", [127, 128, 129])
 def test_scorer_and_renderer_share_one_depth_limit(depth):
     # Issue 10: a document the scorer accepts is one the renderer's precheck accepts, and the

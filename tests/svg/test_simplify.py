@@ -109,7 +109,9 @@ def test_transparent_current_color_and_inheritance():
         "#ff0000",
         "0.5",
     )  # alpha of the group's colour not inherited
-    assert c.get("fill") == "#00ff00" and c.get("stroke") == "#0000ff"
+    # currentColor inherits as a keyword (CSS Color 4 §6.4, as browsers): the stroke inherited
+    # from the outer group takes the inner group's colour (issue 11)
+    assert c.get("fill") == "#00ff00" and c.get("stroke") == "#00ff00"
     assert t.get("fill") == "#000000" and t.get("fill-opacity") == "0"
     assert all(g.get("fill") is None for g in root.iter(S + "g"))  # containers carry no paint
 
@@ -321,7 +323,7 @@ def test_simplify_is_idempotent_on_a_corpus_like_document():
 def test_precheck_helpers():
     r = parse_svg(
         doc(
-            '<image href="data:image/png;base64,AA=="/><use href="#a"/><rect fill="url(file:///x)"/>'
+            '<image href="data:image/png;base64,iVBORw0KGgo="/><use href="#a"/><rect fill="url(file:///x)"/>'
         )
     )
     assert external_references(r) == ["file:///x"]
@@ -393,7 +395,7 @@ def test_external_images_uses_and_feimages_are_replaced_by_what_they_draw_offlin
             '<image xlink:href="/etc/passwd"/>'
             '<image href="data:image/svg+xml,&lt;svg/&gt;"/>'
             '<image xml:base="file:///etc/" href="#k"/>'
-            '<image id="k" href="data:image/png;base64,AA=="/>'
+            '<image id="k" href="data:image/png;base64,iVBORw0KGgo="/>'
             '<use href="other.svg#x"/><use href="#k"/>'
             '<filter><feImage id="f" href="file:///x.png" x="1" y="2" width="3" height="4"'
             ' result="img" preserveAspectRatio="none"/><feImage href="#k"/></filter>'
@@ -415,7 +417,7 @@ def test_external_images_uses_and_feimages_are_replaced_by_what_they_draw_offlin
         ("g", {}),
         ("g", {}),
         ("g", {}),
-        ("image", {"id": "k", "href": "data:image/png;base64,AA=="}),
+        ("image", {"id": "k", "href": "data:image/png;base64,iVBORw0KGgo="}),
         ("g", {}),
         ("use", {"href": "#k"}),
     ]

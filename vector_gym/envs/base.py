@@ -158,7 +158,11 @@ class EditEnv(gym.Env[dict[str, str], str]):
     Notes
     -----
     Text spaces do not survive Gymnasium 1.4's shared-memory transport, so use
-    ``gymnasium.vector.AsyncVectorEnv(fns, shared_memory=False)``.
+    ``gymnasium.vector.AsyncVectorEnv(fns, shared_memory=False)``. Episodes are single-step:
+    pass ``autoreset_mode=AutoresetMode.SAME_STEP`` to the vector env so each ``step`` call is
+    one episode (the default ``NEXT_STEP`` spends every other call on a reset that ignores its
+    action). The suite's scorer is prepared at construction (:meth:`_prepare_scorer`), so
+    ``AsyncVectorEnv``'s forked workers inherit the per-task scorers.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
@@ -189,6 +193,7 @@ class EditEnv(gym.Env[dict[str, str], str]):
             self.env_id = self.suite.env_id
         task_list = explicit if explicit is not None else self._default_tasks(split)
         self._set_tasks(task_list)
+        self._prepare_scorer()
         if not isinstance(max_response_chars, int) or max_response_chars < 1:
             raise ConfigError(f"max_response_chars: expected a positive int, got {max_response_chars!r}")
         if task_order not in ("random", "sequential"):
@@ -211,6 +216,21 @@ class EditEnv(gym.Env[dict[str, str], str]):
         text = spaces.Text(max_length=self.observation_chars, min_length=0, charset=charset)
         self.observation_space = spaces.Dict({"instruction": text, "svg": text})
         self.action_space = spaces.Text(max_length=max_response_chars, min_length=0, charset=charset)
+
+    def _prepare_scorer(self) -> None:
+        """Let the suite's scorer do its per-task work now (``scorer.prepare(tasks)``, if any).
+
+        Gymnasium's ``AsyncVectorEnv`` constructs one env in the parent before it forks its
+        workers, so the workers inherit what this builds (the spec reward's per-task scorers,
+        :func:`vector_gym.rewards.spec.prepare_scorers`) instead of each building its own.
+        """
+        try:
+            scorer = self.suite.scorer
+        except ConfigError:  # a suite without a scorer fails on its first score, not here
+            return
+        prepare = getattr(scorer, "prepare", None)
+        if callable(prepare):
+            prepare(self._tasks)
 
     # ------------------------------------------------------------------ tasks
     def _default_tasks(self, split: str | None) -> list[Task]:

@@ -4,20 +4,25 @@ Three backends share one entry point, :func:`render_document`, which runs the tr
 pre-check (:func:`vector_gym.render.precheck.check_tree`), prepares the document and draws it:
 
 ``skia`` (default)
-    The normalised render form of :func:`vector_gym.svg.simplify.simplify_tree` is drawn by
+    The normalised render form of :func:`vector_gym.svg.normalise.simplify_tree` is drawn by
     ``skia.SVGDOM`` onto a numpy-backed RGBA surface (``kRGBA_8888``, premultiplied; one per
     canvas size and process, so no per-image allocation) cleared to the background colour.
-    skia's SVG module cannot draw three things at all: ``<text>`` (skia-python has no font
-    manager), ``<image>`` (not even ``data:`` URIs) and ``mix-blend-mode``. A document that uses
-    one of them is drawn by resvg instead when resvg-py is installed (the ``[render]`` extra),
-    else by skia without them. ``skia-strict`` never falls back.
+    Routing by capability: a document using a feature the normaliser cannot lower faithfully
+    to skia (:func:`vector_gym.svg.normalise.capability.skia_unsupported`: text, images, blend
+    modes, some filter primitives and inputs, CSS filter functions, ``context-fill``, markers
+    with ``paint-order``) is drawn by resvg instead; :func:`draw_document` returns which
+    backend drew it (``RenderBatch.drawn_by``). resvg-py is a required dependency, so this
+    never changes with the installed extras. ``skia-strict`` never routes.
 ``resvg``
     The most standards-complete renderer and the conformance reference. The document, with only
-    its root fitted to the canvas (:func:`vector_gym.svg.simplify.fit_root`), goes to resvg-py,
-    whose PNG is decoded. No maintained binding on PyPI returns raw pixels (``resvg`` 0.2.0 and
-    ``resvg-py`` 0.5.0 both return PNG; checked 2026-11), so the PNG round trip stays. Generic
-    font families map to the installed DejaVu fonts; system fonts load only for documents that
-    contain ``<text>`` (loading them costs about 0.6 ms per call).
+    its root fitted to the canvas (:func:`vector_gym.svg.normalise.fit_root`), goes to resvg-py,
+    drawn on transparent and composited on the background here (so ``mix-blend-mode`` mixes
+    with what is below it in the picture, not with the background, as in a browser). No
+    maintained binding on PyPI returns raw pixels (``resvg`` 0.2.0 and ``resvg-py`` 0.5.0 both
+    return PNG; checked 2026-11), so the PNG round trip stays. Generic font families map to
+    the installed DejaVu fonts; system fonts load only for documents that contain ``<text>``
+    (loading them costs about 0.6 ms per call). Selector matching is bounded first
+    (:func:`vector_gym.svg.normalise.style.check_selectors`).
 ``cairosvg``
     The renderer of the SVGEditBench papers (v1: 72 x 72, V2: 224 x 224, white background), fed
     the same root-fitted document, whose PNG is decoded.
@@ -34,9 +39,11 @@ from lxml import etree
 
 from vector_gym.render import reasons
 from vector_gym.render.precheck import DEFAULT_LIMITS, RenderLimits, RenderRejected, check_tree
-from vector_gym.svg.simplify import fit_root, simplify_tree, to_svg_bytes
+from vector_gym.svg.normalise import fit_root, simplify_tree, to_svg_bytes
+from vector_gym.svg.normalise.capability import skia_unsupported
+from vector_gym.svg.normalise.style import CSSTooComplex, check_selectors
 
-__all__ = ["BACKENDS", "render_document"]
+__all__ = ["BACKENDS", "draw_document", "render_document"]
 
 BACKENDS: tuple[str, ...] = ("skia", "skia-strict", "resvg", "cairosvg")
 """Names accepted by ``backend=``."""
@@ -102,12 +109,12 @@ def _draw_png(png: bytes, out: np.ndarray, background: tuple[int, int, int]) -> 
 _FONT_DIR = "/usr/share/fonts/truetype/dejavu"
 
 
-def _resvg_png(text: str, background: tuple[int, int, int]) -> bytes:
+def _resvg_png(text: str) -> bytes:
+    """resvg's PNG of a document, on transparent (composited on the background by the caller)."""
     import resvg_py
 
-    bg = "#{:02x}{:02x}{:02x}".format(*background)
     if "<text" not in text and "<tspan" not in text:
-        return bytes(resvg_py.svg_to_bytes(svg_string=text, background=bg, skip_system_fonts=True))
+        return bytes(resvg_py.svg_to_bytes(svg_string=text, skip_system_fonts=True))
     families = {}
     if os.path.isdir(_FONT_DIR):
         families = dict(
@@ -118,7 +125,7 @@ def _resvg_png(text: str, background: tuple[int, int, int]) -> bytes:
             cursive_family="DejaVu Sans",
             fantasy_family="DejaVu Sans",
         )
-    return bytes(resvg_py.svg_to_bytes(svg_string=text, background=bg, **families))
+    return bytes(resvg_py.svg_to_bytes(svg_string=text, **families))
 
 
 def _cairosvg_png(data: bytes, background: tuple[int, int, int]) -> bytes:
@@ -128,34 +135,13 @@ def _cairosvg_png(data: bytes, background: tuple[int, int, int]) -> bytes:
     return cairosvg.svg2png(bytestring=data, background_color=bg, unsafe=False)
 
 
-_SKIA_CANNOT_DRAW = etree.XPath(
-    "boolean(//*[local-name() = 'image' or local-name() = 'foreignObject']"
-    " | //*[local-name() = 'text'][normalize-space(.) != '']"
-    " | //@*[contains(., 'mix-blend-mode')] | //@mix-blend-mode"
-    " | //*[local-name() = 'style'][contains(., 'mix-blend-mode')])"
-)
-_resvg_available: bool | None = None
-
-
-def _have_resvg() -> bool:
-    global _resvg_available
-    if _resvg_available is None:
-        try:
-            import resvg_py  # noqa: F401
-
-            _resvg_available = True
-        except ImportError:
-            _resvg_available = False
-    return _resvg_available
-
-
-def render_document(
+def draw_document(
     svg: str | bytes,
     out: np.ndarray,
     background: tuple[int, int, int] = (255, 255, 255),
     backend: str = "skia",
     limits: RenderLimits = DEFAULT_LIMITS,
-) -> str | None:
+) -> tuple[str | None, str | None]:
     """Check, prepare and draw one document into ``out``, in the calling process.
 
     Parameters
@@ -168,14 +154,17 @@ def render_document(
     background : tuple of 3 int
         Background colour, 0-255 sRGB.
     backend : {"skia", "skia-strict", "resvg", "cairosvg"}
-        The rasteriser (``skia`` falls back to resvg for text, images and blend modes).
+        The rasteriser (``skia`` routes what it cannot draw to resvg; module docstring).
     limits : RenderLimits
         Pre-check bounds.
 
     Returns
     -------
-    str or None
+    error : str or None
         ``None`` on success, else a name from :data:`vector_gym.render.reasons.REASONS`.
+    drawn_by : str or None
+        The backend that drew the document (``"skia"``, ``"resvg"`` or ``"cairosvg"``), ``None``
+        when it failed.
 
     Raises
     ------
@@ -188,23 +177,39 @@ def render_document(
     h, w = out.shape[:2]
     try:
         root = check_tree(svg, limits)
-        if backend == "skia" and _SKIA_CANNOT_DRAW(root) and _have_resvg():
+        if backend == "skia" and skia_unsupported(root):
             backend = "resvg"
         if backend in ("skia", "skia-strict"):
             simplify_tree(root, size=(h, w))
-            return _draw_skia(to_svg_bytes(root), out, background)
+            err = _draw_skia(to_svg_bytes(root), out, background)
+            return err, (None if err else "skia")
+        check_selectors(root)
         fit_root(root, (h, w))
         data = etree.tostring(root, encoding="utf-8")
         if backend == "resvg":
-            png = _resvg_png(data.decode("utf-8"), background)
+            png = _resvg_png(data.decode("utf-8"))
         else:
             png = _cairosvg_png(data, background)
-        return _draw_png(png, out, background)
+        err = _draw_png(png, out, background)
+        return err, (None if err else backend)
     except RenderRejected as exc:
-        return exc.reason
+        return exc.reason, None
+    except CSSTooComplex:
+        return reasons.CSS_TOO_COMPLEX, None
     except MemoryError:
-        return reasons.OUT_OF_MEMORY
+        return reasons.OUT_OF_MEMORY, None
     except RecursionError:
-        return reasons.TOO_DEEP
+        return reasons.TOO_DEEP, None
     except Exception:  # noqa: BLE001 - a rasteriser's own error on a hostile document
-        return reasons.RENDER_FAILED
+        return reasons.RENDER_FAILED, None
+
+
+def render_document(
+    svg: str | bytes,
+    out: np.ndarray,
+    background: tuple[int, int, int] = (255, 255, 255),
+    backend: str = "skia",
+    limits: RenderLimits = DEFAULT_LIMITS,
+) -> str | None:
+    """:func:`draw_document` without the routing report: ``None`` or the failure's name."""
+    return draw_document(svg, out, background, backend, limits)[0]

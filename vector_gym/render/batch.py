@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vector_gym.errors import ConfigError
-from vector_gym.render.backends import BACKENDS, render_document
+from vector_gym.render.backends import BACKENDS, draw_document
 from vector_gym.render.pool import RenderPool
 from vector_gym.render.precheck import DEFAULT_LIMITS, RenderLimits, RenderRejected, check_text
 from vector_gym.svg.color import parse_css_color
@@ -35,11 +35,18 @@ class RenderBatch:
     errors : tuple of (str or None)
         ``None`` for a rendered item, else one name from
         :data:`vector_gym.render.reasons.REASONS`.
+    drawn_by : tuple of (str or None)
+        The backend that drew each item: ``"skia"``, ``"resvg"`` (also for a document that
+        backend ``"skia"`` routed to resvg because the skia path cannot draw one of its
+        features, :func:`vector_gym.svg.normalise.capability.skia_unsupported`) or
+        ``"cairosvg"``; ``None`` for a failed item. Empty when the batch was not drawn here
+        (an older cache entry).
     """
 
     images: np.ndarray
     ok: np.ndarray
     errors: tuple[str | None, ...]
+    drawn_by: tuple[str | None, ...] = ()
 
     def __len__(self) -> int:
         return len(self.errors)
@@ -124,7 +131,7 @@ def render_many(
     ``viewBox`` and ``preserveAspectRatio``; absolute ``width``/``height`` without a ``viewBox``
     become one, so the drawing still fills the canvas), drawn on an opaque background and read
     back as RGB. With the default ``skia`` backend the document is first normalised
-    (:func:`vector_gym.svg.simplify.simplify`), which fixes what skia's SVG module draws wrongly.
+    (:func:`vector_gym.svg.normalise.simplify`), which fixes what skia's SVG module draws wrongly.
 
     Parameters
     ----------
@@ -135,13 +142,17 @@ def render_many(
     background : str or (int, int, int), default "white"
         Opaque CSS colour or 0-255 sRGB triple.
     backend : {"skia", "skia-strict", "resvg", "cairosvg"}, default "skia"
-        The rasteriser (resvg and cairosvg need the ``[render]`` extra). ``skia`` hands the
-        documents skia cannot draw (non-empty ``<text>``, ``<image>``, ``mix-blend-mode``) to
-        resvg when it is installed; ``skia-strict`` never does.
+        The rasteriser. ``skia`` hands the documents the skia path cannot draw faithfully
+        (:func:`vector_gym.svg.normalise.capability.skia_unsupported`: text, images, blend
+        modes, some filter primitives and inputs, CSS filter functions, ``context-fill``,
+        markers with ``paint-order``) to resvg, a required dependency, and records it in
+        ``drawn_by``; ``skia-strict`` never does. cairosvg needs the ``[render]`` extra.
     processes : int, optional
         ``None``: the shared persistent pool with ``os.cpu_count()`` workers; ``k >= 1``: the
         shared pool with ``k`` workers; ``0``: render in this process, without the memory limit
-        and watchdog (for debugging; the pre-check still runs).
+        and watchdog (for debugging). The pre-check is the same: every bound that can be checked
+        before drawing (depth, ``<use>`` fan-out, ``data:`` documents, raster ``data:`` image
+        sizes from their headers, selector matching work) holds in this process too.
     timeout_s : float, default 10.0
         Per-document watchdog, in seconds (pool only).
     memory_mb : int or None, default 2048
@@ -153,7 +164,8 @@ def render_many(
     -------
     RenderBatch
         ``images`` ``(N, H, W, 3)`` uint8 sRGB on the background, ``ok`` ``(N,)`` bool and
-        ``errors`` (a name from :data:`vector_gym.render.reasons.REASONS` per failed item).
+        ``errors`` (a name from :data:`vector_gym.render.reasons.REASONS` per failed item) and
+        ``drawn_by`` (the backend that drew each item).
 
     Raises
     ------
@@ -183,20 +195,24 @@ def render_many(
     if processes == 0:
         images = np.empty((len(svgs), h, w, 3), dtype=np.uint8)
         errors: list[str | None] = []
+        drawn: list[str | None] = []
         for i, svg in enumerate(svgs):
             try:
                 check_text(svg, lim)
-                err = render_document(svg, images[i], bg, backend, lim)
+                err, by = draw_document(svg, images[i], bg, backend, lim)
             except RenderRejected as exc:
-                err = exc.reason
+                err, by = exc.reason, None
             if err is not None:
                 images[i] = bg
             errors.append(err)
+            drawn.append(by)
         ok = np.array([e is None for e in errors], dtype=bool)
-        return RenderBatch(images, ok, tuple(errors))
+        return RenderBatch(images, ok, tuple(errors), tuple(drawn))
     pool = get_pool(processes, memory_mb)
-    images, ok, errs = pool.render(svgs, (h, w), bg, backend, timeout_s, lim)
-    return RenderBatch(images, ok, errs)
+    images, ok, errs, drawn_by = pool.render(
+        svgs, (h, w), bg, backend, timeout_s, lim, with_drawn_by=True
+    )
+    return RenderBatch(images, ok, errs, drawn_by)
 
 
 def render_one(

@@ -109,7 +109,7 @@ class RenderCache:
                 for j, i in enumerate(order):
                     img = batch.images[j].copy()
                     img.setflags(write=False)
-                    entry = (img, batch.errors[j])
+                    entry = (img, batch.errors[j], batch.drawn_by[j] if batch.drawn_by else None)
                     if keys[i][0] is not None and entry[1] not in _TRANSIENT:
                         self._items[keys[i]] = entry
                         self._items.move_to_end(keys[i])
@@ -121,11 +121,13 @@ class RenderCache:
         n = len(svgs)
         images = np.empty((n, h, w, 3), dtype=np.uint8)
         errors = []
+        drawn = []
         for i in range(n):
             images[i] = found[i][0]
             errors.append(found[i][1])
+            drawn.append(found[i][2])
         ok = np.array([e is None for e in errors], dtype=bool)
-        return RenderBatch(images, ok, tuple(errors))
+        return RenderBatch(images, ok, tuple(errors), tuple(drawn))
 
     def get(
         self,
@@ -143,10 +145,10 @@ class RenderCache:
             if entry is not None:
                 self._items.move_to_end(key)
                 self.hits += 1
-                return entry
+                return entry[0], entry[1]
         batch = self.get_many([svg], (h, w), bg, backend)
         with self._lock:
             entry = self._items.get(key) if key[0] is not None else None
         if entry is None:  # not text (never cached) or already evicted
             return batch.images[0], batch.errors[0]
-        return entry
+        return entry[0], entry[1]

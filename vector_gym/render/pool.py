@@ -123,7 +123,7 @@ def _worker_main(conn, memory_mb: int | None, workdir: str | None = None) -> Non
             resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
         import skia  # noqa: F401 - warm the import before reporting ready
 
-        from vector_gym.render.backends import render_document
+        from vector_gym.render.backends import draw_document
 
         conn.send(("ready", os.getpid()))
         shm = None
@@ -151,10 +151,10 @@ def _worker_main(conn, memory_mb: int | None, workdir: str | None = None) -> Non
             # documents: a list of (index, text); one reply per document, as it is finished
             for index, svg in msg:
                 try:
-                    err = render_document(svg, batch[index], background, backend, limits)
+                    err, drawn_by = draw_document(svg, batch[index], background, backend, limits)
                 except MemoryError:
-                    err = reasons.OUT_OF_MEMORY
-                conn.send((index, err))
+                    err, drawn_by = reasons.OUT_OF_MEMORY, None
+                conn.send((index, err, drawn_by))
         batch = None
         if shm is not None:
             shm.close()
@@ -365,7 +365,9 @@ class RenderPool:
         backend: str = "skia",
         timeout_s: float = 10.0,
         limits: RenderLimits = DEFAULT_LIMITS,
-    ) -> tuple[np.ndarray, np.ndarray, tuple[str | None, ...]]:
+        *,
+        with_drawn_by: bool = False,
+    ) -> tuple:
         """Render a batch in the workers; see :func:`vector_gym.render.render_many`.
 
         Returns
@@ -376,6 +378,9 @@ class RenderPool:
             ``(N,)`` bool.
         errors : tuple of (str or None)
             One name from :data:`vector_gym.render.reasons.REASONS` per failed item.
+        drawn_by : tuple of (str or None)
+            Only with ``with_drawn_by=True``: the backend that drew each item (``"skia"``,
+            ``"resvg"`` or ``"cairosvg"``; ``None`` where it failed).
 
         Raises
         ------
@@ -389,7 +394,8 @@ class RenderPool:
                 "a RenderPool cannot be used after fork; make a new one in this process"
             )
         with self._lock:
-            return self._render(svgs, size, background, backend, timeout_s, limits)
+            result = self._render(svgs, size, background, backend, timeout_s, limits)
+        return result if with_drawn_by else result[:3]
 
     def _segment_budget(self) -> int:
         """Bytes one batch segment may take: ``_MAX_SEGMENT_BYTES`` or what ``/dev/shm`` has free.
@@ -409,8 +415,9 @@ class RenderPool:
         h, w = size
         n = len(svgs)
         errors: list[str | None] = [None] * n
+        drawn: list[str | None] = [None] * n
         if n == 0:
-            return np.zeros((0, h, w, 3), np.uint8), np.zeros(0, bool), ()
+            return np.zeros((0, h, w, 3), np.uint8), np.zeros(0, bool), (), ()
         svgs = list(svgs)
         passed = [False] * n
         for i, svg in enumerate(svgs):
@@ -433,6 +440,7 @@ class RenderPool:
             todo.sort(key=lambda j: len(svgs[a + j]), reverse=True)
             pending = collections.deque(todo)
             sub_errors = errors[a:b]
+            sub_drawn = drawn[a:b]
             try:
                 self._run(
                     pending,
@@ -444,6 +452,7 @@ class RenderPool:
                     backend,
                     timeout_s,
                     limits,
+                    sub_drawn,
                 )
                 images[a:b] = view
             except BaseException:
@@ -456,13 +465,14 @@ class RenderPool:
             finally:
                 del view
             errors[a:b] = sub_errors
+            drawn[a:b] = sub_drawn
         ok = np.array([e is None for e in errors], dtype=bool)
         if not ok.all():
             images[~ok] = np.asarray(background, dtype=np.uint8)
-        return images, ok, tuple(errors)
+        return images, ok, tuple(errors), tuple(d if e is None else None for d, e in zip(drawn, errors))
 
     def _run(
-        self, pending, svgs, errors, name, shape, background, backend, timeout_s, limits
+        self, pending, svgs, errors, name, shape, background, backend, timeout_s, limits, drawn
     ) -> None:
         settings = (name, shape, background, backend, limits)  # sent once per worker and run
         run = object()
@@ -508,7 +518,7 @@ class RenderPool:
             if ready:
                 for wk in watched:
                     if wk.conn in ready:
-                        self._receive(wk, pending, errors, now + timeout_s)
+                        self._receive(wk, pending, errors, now + timeout_s, drawn)
             for wk in list(workers):
                 if wk.queue and now > wk.deadline:
                     self._fail_worker(wk, pending, errors, reasons.TIMEOUT)
@@ -549,7 +559,7 @@ class RenderPool:
             wk.queue.extend(docs)
             wk.msgs.append(len(docs))
 
-    def _receive(self, wk: _Worker, pending, errors, deadline: float) -> None:
+    def _receive(self, wk: _Worker, pending, errors, deadline: float, drawn) -> None:
         """Read every reply ``wk`` has sent; a new head document gets ``deadline``."""
         try:
             while True:
@@ -560,6 +570,7 @@ class RenderPool:
                     self._start_failures = 0
                 else:
                     errors[index] = msg[1]
+                    drawn[index] = msg[2]
                     wk.queue.popleft()
                     wk.msgs[0] -= 1
                     if not wk.msgs[0]:

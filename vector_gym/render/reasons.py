@@ -12,7 +12,6 @@ from vector_gym.svg.parse import (
     EMPTY,
     ENTITY_DECLARATION,
     INVALID_UTF8,
-    NO_SVG_NAMESPACE,
     NOT_TEXT,
     NOT_WELL_FORMED,
     TOO_DEEP,
@@ -36,6 +35,8 @@ __all__ = [
     "USE_EXPANSION",
     "TOO_MANY_PATH_SEGMENTS",
     "TOO_MANY_ATTRIBUTES",
+    "CSS_TOO_COMPLEX",
+    "IMAGE_TOO_LARGE",
     "TIMEOUT",
     "OUT_OF_MEMORY",
     "WORKER_CRASHED",
@@ -45,8 +46,9 @@ __all__ = [
 
 NOT_SVG = "not_svg"
 """The root element is not an SVG ``<svg>`` element (any namespace prefix is accepted)."""
-# NO_SVG_NAMESPACE ("no_svg_namespace", from vector_gym.svg.parse): the root is a bare <svg> with
-# no namespace; the scorer's validity gate gives the same name (SVG is drawn only in its namespace).
+NO_SVG_NAMESPACE = "no_svg_namespace"
+"""The root is an ``<svg>`` element outside the SVG namespace (no ``xmlns``, or another one):
+an XML document, not SVG, which browsers do not draw as SVG."""
 EXTERNAL_REFERENCE = "external_reference"
 """An ``href``, ``url()``, ``xml:base`` or CSS ``@import`` names something other than ``#id`` or a
 ``data:`` URI (an external ``<image>``, ``<feImage>`` or ``<use>`` does not fail: it draws nothing,
@@ -59,6 +61,12 @@ TOO_MANY_PATH_SEGMENTS = "too_many_path_segments"
 """The path data and point lists hold more numbers than ``RenderLimits.max_path_numbers``."""
 TOO_MANY_ATTRIBUTES = "too_many_attributes"
 """An element has more attributes than ``RenderLimits.max_attributes``."""
+CSS_TOO_COMPLEX = "css_too_complex"
+"""Matching the ``<style>`` selectors against the document needs more than
+``vector_gym.svg.normalise.style.SELECTOR_BUDGET`` steps (an exponential selector)."""
+IMAGE_TOO_LARGE = "image_too_large"
+"""A raster ``data:`` image's header declares more pixels than ``RenderLimits.max_image_pixels``
+(read before any decoder runs)."""
 TIMEOUT = "timeout"
 """The worker took longer than the per-document watchdog allows; it was killed and respawned."""
 OUT_OF_MEMORY = "out_of_memory"
@@ -84,6 +92,8 @@ REASONS: tuple[str, ...] = (
     USE_EXPANSION,
     TOO_MANY_PATH_SEGMENTS,
     TOO_MANY_ATTRIBUTES,
+    CSS_TOO_COMPLEX,
+    IMAGE_TOO_LARGE,
     TIMEOUT,
     OUT_OF_MEMORY,
     WORKER_CRASHED,

@@ -22,8 +22,8 @@ Two modes (spec §16):
 
 In both modes a ``Z`` before any moveto and an arc flag other than ``0``/``1`` are invalid path
 syntax (the reference crashes, §16 item 8), and a hostile output (entity declarations, huge or
-deeply nested documents, invalid UTF-8, a produced SVG over 256 KiB: :data:`PRODUCED_LIMITS`) is
-a parse failure with a named detail code, never an exception.
+deeply nested documents, invalid UTF-8, a produced SVG over 4x the task's size with a 256 KiB
+floor: :func:`produced_limits`) is a parse failure with a named detail code, never an exception.
 
 Examples
 --------
@@ -87,11 +87,15 @@ __all__ = [
     "SpecRewardScorer",
     "SpecScorer",
     "get_scorer",
+    "prepare_scorers",
     "score",
     "score_response",
     "score_many",
     "NEAR_PASS_PROGRESS",
     "PRODUCED_LIMITS",
+    "PRODUCED_MAX_BYTES",
+    "PRODUCED_SIZE_FACTOR",
+    "produced_limits",
     "MAX_RESPONSE_CHARS",
 ]
 
@@ -99,15 +103,44 @@ NEAR_PASS_PROGRESS = 0.80
 """``near_pass`` needs ``repair_progress >= 0.80`` (spec §11)."""
 
 PRODUCED_LIMITS = ParseLimits(max_bytes=1 << 18)
-"""Parse limits of a produced SVG: at most 256 KiB of UTF-8 (detail ``too_large``), twice the
-env's default action length (131,072 characters) and 15x the longest published Vector-Bench output
-(16,830 characters). Scoring cost grows with the size: at the generic 4 MB parse limit one path
-of 1,000,000 segments took ~1.7 s and ~620 MB, 100,000 elliptical arcs ~9 s (review R1); at
-256 KiB every such document scores in well under 2 s and 200 MB. Targets use the default limits."""
+"""Floor of the produced-SVG parse limits (:func:`produced_limits`): 256 KiB of UTF-8 (detail
+``too_large``), twice the env's default action length (131,072 characters) and 15x the longest
+published Vector-Bench output (16,830 characters). Scoring cost grows with the size: at the generic
+4 MB parse limit one path of 1,000,000 segments took ~1.7 s and ~620 MB, 100,000 elliptical arcs
+~9 s (review R1); at 256 KiB every such document scores in well under 2 s and 200 MB."""
+
+PRODUCED_SIZE_FACTOR = 4
+"""A produced SVG may be this many times the larger of the task's source and target (UTF-8)."""
+
+PRODUCED_MAX_BYTES = ParseLimits().max_bytes
+"""Hard ceiling of the produced-SVG limit: 4,000,000 bytes, the generic parse limit that task
+documents themselves are read with, so no task's own target is ever ``too_large``."""
+
+
+def produced_limits(source_svg: str, target_svg: str) -> ParseLimits:
+    """Parse limits of a produced SVG for a task with these source and target documents.
+
+    ``max_bytes = clamp(PRODUCED_SIZE_FACTOR * max(|source|, |target|), 256 KiB,
+    PRODUCED_MAX_BYTES)`` with sizes in UTF-8 bytes: a bound relative to the task, so a large
+    scene's correct answer is never rejected, while every produced SVG of a Vector-Bench-sized
+    task keeps the 256 KiB floor (:data:`PRODUCED_LIMITS`). Depth and element-count bounds are the
+    generic ones. Scoring time and memory grow linearly with the bound (see
+    :data:`PRODUCED_LIMITS`), so a hostile output costs at most 4x what the task itself costs.
+
+    >>> produced_limits("<svg/>", "<svg/>").max_bytes
+    262144
+    >>> produced_limits("x" * 100_000, "").max_bytes
+    400000
+    """
+    size = max(len(source_svg.encode("utf-8", "replace")), len(target_svg.encode("utf-8", "replace")))
+    n = min(PRODUCED_MAX_BYTES, max(PRODUCED_LIMITS.max_bytes, PRODUCED_SIZE_FACTOR * size))
+    return PRODUCED_LIMITS if n == PRODUCED_LIMITS.max_bytes else ParseLimits(max_bytes=n)
+
 
 MAX_RESPONSE_CHARS = 1 << 22
 """Longest model response :meth:`SpecScorer.score_response` extracts from: 4 MiB (4,194,304
-characters), 16x the produced-SVG limit of :data:`PRODUCED_LIMITS` and 249x the longest published
+characters), 16x the produced-SVG limit floor of :data:`PRODUCED_LIMITS` (at least the ceiling
+:data:`PRODUCED_MAX_BYTES`) and 249x the longest published
 Vector-Bench output (16,830 characters). A longer response scores 0 with detail ``too_large``
 before any extraction, in both modes: the reference extraction rule scans the whole response
 (a 48 MB response of backticks took ~2 s in parity mode, review F1), so this bound keeps every
@@ -162,8 +195,9 @@ class SpecScorer:
     """Score produced SVGs for one task with the specification reward (spec §3–§12).
 
     Everything that depends only on the task is computed once here: the parsed target and its
-    validity, the viewport (§8.3), each check's baseline δ (path samples of ``before`` and
-    ``after`` included), the masked target T′ states (§9) and the protected-id lookups.
+    validity, the produced-SVG parse limits (:func:`produced_limits`), the viewport (§8.3), each
+    check's baseline δ (path samples of ``before`` and ``after`` included), the masked target T′
+    states (§9) and the protected-id lookups.
 
     Parameters
     ----------
@@ -186,6 +220,7 @@ class SpecScorer:
         self.task = task
         self.parity = bool(parity)
         self.target_fold = fold_ws(task.target_svg)
+        self.produced_limits = produced_limits(task.source_svg, task.target_svg)
         try:
             lx = parse_svg(task.target_svg)
         except SVGParseError:
@@ -310,7 +345,7 @@ class SpecScorer:
             detail.append(F.NOT_TEXT)
         if text is not None:
             try:
-                root = to_node(parse_svg(text, PRODUCED_LIMITS), dialect=self.dialect)
+                root = to_node(parse_svg(text, self.produced_limits), dialect=self.dialect)
             except SVGParseError as exc:
                 detail.append(exc.reason if exc.reason in F.DETAIL_CODES else F.NOT_WELL_FORMED)
             except (RecursionError, MemoryError, ValueError):  # defensive: never raise
@@ -577,6 +612,28 @@ def get_scorer(task: Task, parity: bool = False) -> SpecScorer:
     return scorer
 
 
+PREPARE_MAX_TASKS = 256
+"""Most tasks :func:`prepare_scorers` builds scorers for (about 2-10 ms each, cold)."""
+
+
+def prepare_scorers(tasks: Sequence[Task], parity: bool = False) -> int:
+    """Build and cache the :class:`SpecScorer` of the first :data:`PREPARE_MAX_TASKS` tasks now.
+
+    Envs call this when they are constructed, so the per-task work (target parse, masked target,
+    path samples of every check) is done once in the process that later forks: Gymnasium's
+    ``AsyncVectorEnv`` builds one env in the parent before starting its workers, and forked
+    workers inherit the cache of :func:`get_scorer` instead of each building its own. Returns
+    the number of scorers that were not cached yet.
+    """
+    fresh = 0
+    for task in list(tasks)[:PREPARE_MAX_TASKS]:
+        key = (task.task_id, bool(parity))
+        if key not in _SCORERS:
+            fresh += 1
+        get_scorer(task, parity)
+    return fresh
+
+
 def score(task: Task, produced_svg: str | bytes | None, parity: bool = False) -> SpecReport:
     """Score one produced SVG for ``task`` (see :meth:`SpecScorer.score`)."""
     return get_scorer(task, parity).score(produced_svg)
@@ -675,6 +732,10 @@ class SpecRewardScorer:
     def score_response(self, task: Task, response: Any) -> SpecReport:
         """Extract the SVG from ``response`` and score it (never raises for policy output)."""
         return self.score_many([task], [response])[0]
+
+    def prepare(self, tasks: Sequence[Task]) -> None:
+        """Build the per-task scorers of ``tasks`` now (:func:`prepare_scorers`); envs call it."""
+        prepare_scorers(tasks, self.parity)
 
     def score_many(self, tasks: Sequence[Task], responses: Sequence[Any]) -> list[SpecReport]:
         """Score raw responses, one per task, in order (cached, de-duplicated).

@@ -243,6 +243,7 @@ class RepairGenerator:
         if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
             raise ConfigError(f"seed: expected a non-negative int, got {seed!r}")
         self.seed = seed
+        self._config_dict = self.config.to_dict()  # provenance of every task (JSON-encoded)
         self._sources = _pool(self.config)
         if not self._sources:
             raise ConfigError(
@@ -323,7 +324,9 @@ class RepairGenerator:
         while len(done) < n and tries < 8 * n + 8:
             tries += 1
             op = cfg.operators[int(rng.integers(len(cfg.operators)))]
-            pool = [c for c in prep.candidates if c.id not in used and eligible(op, c)]
+            if prep.by_op is None:  # eligibility depends on the clean source only
+                prep.by_op = {o: [c for c in prep.candidates if eligible(o, c)] for o in OPERATORS}
+            pool = [c for c in prep.by_op[op] if c.id not in used]
             if not pool:
                 continue
             cand = pool[int(rng.integers(len(pool)))]
@@ -390,7 +393,7 @@ class RepairGenerator:
         provenance = {
             "generator": GENERATOR_NAME,
             "version": GENERATOR_VERSION,
-            "config": cfg.to_dict(),
+            "config": self._config_dict,
             "seed": self.seed,
             "idx": idx,
             "source_id": prep.source.source_id,
@@ -580,12 +583,9 @@ def _where(prep: PreparedSource, cand: Any) -> str:
 def _instruction(
     prep: PreparedSource, corrs: Sequence[Corruption], rng: np.random.Generator
 ) -> str:
-    by_id = {c.id: c for c in prep.candidates}
-    bare = {c.id: c.noun.split()[-1] if _colour_noun(c.noun) else c.noun for c in prep.candidates}
-    counts = Counter(c.noun for c in prep.candidates) + Counter(
-        bare[c.id] for c in prep.candidates if bare[c.id] != c.noun
-    )
-    placed = Counter((n, _where(prep, c)) for c in prep.candidates for n in {c.noun, bare[c.id]})
+    if prep.words is None:  # depends on the source only: built once per prepared source
+        prep.words = _noun_tables(prep)
+    by_id, bare, counts, placed = prep.words
     clauses: list[str] = []
     for corr in corrs:
         cand = by_id.get(corr.part)
@@ -634,12 +634,29 @@ def _instruction(
     return f"{join_clauses(clauses)} {closing}"
 
 
-def _colour_noun(noun: str) -> bool:
-    from vector_gym.tasks.repairgen_words import COLOR_WORDS
+def _noun_tables(prep: PreparedSource) -> tuple[dict, dict, Counter, Counter]:
+    """``(by_id, bare, counts, placed)``: candidates by id, nouns without a colour word, noun
+    counts and (noun, place) counts of one prepared source (for :func:`_instruction`)."""
+    by_id = {c.id: c for c in prep.candidates}
+    bare = {c.id: c.noun.split()[-1] if _colour_noun(c.noun) else c.noun for c in prep.candidates}
+    counts = Counter(c.noun for c in prep.candidates) + Counter(
+        bare[c.id] for c in prep.candidates if bare[c.id] != c.noun
+    )
+    placed = Counter((n, _where(prep, c)) for c in prep.candidates for n in {c.noun, bare[c.id]})
+    return by_id, bare, counts, placed
 
-    names = {name for name, _ in COLOR_WORDS}
+
+_COLOUR_NAMES: frozenset[str] | None = None
+
+
+def _colour_noun(noun: str) -> bool:
+    global _COLOUR_NAMES
+    if _COLOUR_NAMES is None:
+        from vector_gym.tasks.repairgen_words import COLOR_WORDS
+
+        _COLOUR_NAMES = frozenset(name for name, _ in COLOR_WORDS)
     parts = noun.split()
-    return len(parts) >= 2 and " ".join(parts[:-1]) in names
+    return len(parts) >= 2 and " ".join(parts[:-1]) in _COLOUR_NAMES
 
 
 def regenerate(task: Task) -> Task:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from vector_gym.svg.numbers import scan_number_spans
 from vector_gym.svg.path_data import path_fields
@@ -102,9 +103,23 @@ def scan_path(d: str) -> tuple[list[PathField], list[tuple[float, float]]] | Non
     >>> scan_path("M0 0 L") is None, scan_path("M0 0 1 1 1") is None
     (True, True)
     """
-    if not isinstance(d, str) or not d.strip():
+    if not isinstance(d, str):
         return None
-    if any(ord(ch) > 127 for ch in d):
+    scanned = _scan_cached(d) if len(d) <= _SCAN_CACHE_CHARS else _scan(d)
+    return None if scanned is None else (list(scanned[0]), list(scanned[1]))
+
+
+#: Paths up to this many characters are scanned once and remembered (an LRU of 256 below, at
+#: most ~2,000 fields of ~150 bytes each per entry): a clean source's path is read when it is
+#: respelled and again when it is analysed, and an operator trial re-reads the clean path.
+_SCAN_CACHE_CHARS = 4096
+
+
+def _scan(d: str) -> tuple[tuple[PathField, ...], tuple[tuple[float, float], ...]] | None:
+    """:func:`scan_path` with immutable results (the cached body)."""
+    if not d.strip():
+        return None
+    if not d.isascii():
         return None
     sets = path_fields(d)  # the path reader's grammar (vector_gym.svg.path_data)
     if sets is None:
@@ -166,7 +181,10 @@ def scan_path(d: str) -> tuple[list[PathField], list[tuple[float, float]]] | Non
         first_command = False
     if not fields:
         return None
-    return fields, points
+    return tuple(fields), tuple(points)
+
+
+_scan_cached = lru_cache(maxsize=256)(_scan)
 
 
 def format_number(v: float) -> str:

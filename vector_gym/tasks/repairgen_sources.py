@@ -138,6 +138,8 @@ class PreparedSource:
     candidates: list[Candidate]
     ids: frozenset[str]
     image: Any = None  # clean render for the visibility rule (False when it cannot render)
+    words: Any = None  # per-source tables of the instruction writer (built on first use)
+    by_op: Any = None  # operator -> candidates it may apply to (repairgen_ops.eligible), lazily
 
 
 def split_of(split_key: str, test_fraction: float) -> str:

@@ -1,0 +1,155 @@
+"""Episodes per second of ``SyncVectorEnv`` against ``AsyncVectorEnv`` with 2 workers (VectorBench).
+
+Two ``VectorBenchEnv`` sub-environments, single-step episodes, each action a published model
+output for the sub-environment's current task (``tests/data/outcomes_sv001_020.jsonl.gz``, cycled
+in order), so every step does real scoring work. Both vector envs use
+``autoreset_mode=SAME_STEP``: a single-step episode then costs one ``step`` call (with the
+default ``NEXT_STEP`` every other call is a reset that ignores its action, halving episodes per
+call; ``--autoreset next-step`` measures that). The contenders alternate for ``--rounds``
+rounds, each in a fresh process (no contender inherits the other's warm caches); each round
+builds the vector env (start-up time printed apart, not counted), resets it and
+times ``--episodes`` episodes in wall-clock seconds (parallelism is the point here), with the
+CPU seconds of this process printed beside.
+
+``AsyncVectorEnv`` runs with ``shared_memory=False`` (Gymnasium 1.4's shared memory does not carry
+``Text`` observations) and the default ``fork`` context: the parent warms the per-task scorers
+before forking (:func:`vector_gym.envs.vector_bench.VectorBenchEnv` builds them when the env is
+constructed, which ``AsyncVectorEnv`` does once in the parent), so the workers inherit them
+instead of each building its own.
+
+Usage::
+
+    python benchmarks/vector_env_scaling.py [--episodes 400] [--rounds 3] [--autoreset same-step]
+    python benchmarks/vector_env_scaling.py --lazy-scorers   # baseline: every worker builds its own
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
+
+from vector_gym.envs.vector_bench import VectorBenchEnv
+from vector_gym.tasks.vector_bench import read_jsonl
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _actions() -> dict[str, list[str]]:
+    by_task: dict[str, list[str]] = {}
+    for r in read_jsonl(ROOT / "tests" / "data" / "outcomes_sv001_020.jsonl.gz"):
+        if r["produced_svg"] is not None:
+            by_task.setdefault(r["task_id"], []).append(r["produced_svg"])
+    return by_task
+
+
+def _run(kind: str, n_envs: int, episodes: int, mode: AutoresetMode, outputs: dict[str, list[str]]) -> dict:
+    fns = [partial(VectorBenchEnv, task_order="random") for _ in range(n_envs)]
+    t0 = time.perf_counter()
+    if kind == "sync":
+        env = SyncVectorEnv(fns, autoreset_mode=mode)
+    else:
+        env = AsyncVectorEnv(fns, shared_memory=False, autoreset_mode=mode)
+    _, info = env.reset(seed=20261201)
+    startup = time.perf_counter() - t0
+    cursor = {t: 0 for t in outputs}
+    task_ids = list(info["task_id"])
+
+    def action_for(task_id: str) -> str:
+        pool = outputs[task_id]
+        i = cursor[task_id]
+        cursor[task_id] = (i + 1) % len(pool)
+        return pool[i]
+
+    done = 0
+    rewards = 0.0
+    steps = 0
+    workers = [p.pid for p in getattr(env, "processes", [])]
+    k0 = [_proc_cpu(pid) for pid in workers]
+    w0, c0 = time.perf_counter(), time.process_time()
+    while done < episodes:
+        actions = tuple(action_for(t) for t in task_ids)
+        _, reward, terminated, truncated, info = env.step(actions)
+        steps += 1
+        ended = np.logical_or(terminated, truncated)
+        done += int(ended.sum())
+        rewards += float(np.asarray(reward)[ended].sum())
+        task_ids = list(info["task_id"])
+        if mode == AutoresetMode.NEXT_STEP:
+            # the next call resets the ended sub-envs; their action is ignored
+            task_ids = [t if t is not None else next(iter(outputs)) for t in task_ids]
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    kcpu = [_proc_cpu(pid) - k for pid, k in zip(workers, k0, strict=True)]
+    env.close()
+    # CPU-bound rate: episodes per CPU second of the busiest process (the parent or one worker),
+    # i.e. the rate when every process has a core of its own; a loaded machine's wall clock
+    # mostly measures the neighbours.
+    busiest = max([cpu, *kcpu])
+    return {"eps": done / wall, "eps_cpu": done / busiest, "wall": wall, "cpu": cpu,
+            "worker_cpu": kcpu, "startup": startup, "steps": steps, "done": done, "rewards": rewards}
+
+
+def _proc_cpu(pid: int) -> float:
+    """utime + stime of a process, in seconds (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--episodes", type=int, default=400, help="episodes timed per round")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating rounds (median reported)")
+    ap.add_argument("--envs", type=int, default=2, help="sub-environments (= Async workers)")
+    ap.add_argument("--autoreset", choices=("same-step", "next-step"), default="same-step")
+    ap.add_argument("--lazy-scorers", action="store_true",
+                    help="baseline: no scorer preparation at env construction (each worker builds its own)")
+    ap.add_argument("--worker", choices=("sync", "async"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    mode = AutoresetMode.SAME_STEP if args.autoreset == "same-step" else AutoresetMode.NEXT_STEP
+    if args.worker:
+        if args.lazy_scorers:
+            from vector_gym.rewards import spec
+
+            spec.PREPARE_MAX_TASKS = 0
+        print(json.dumps(_run(args.worker, args.envs, args.episodes, mode, _actions())))
+        return
+    print(f"{args.envs} VectorBench envs, {args.episodes} episodes/round, autoreset {mode.value}, "
+          f"scorers {'lazy (per worker)' if args.lazy_scorers else 'prepared before the fork'}, "
+          f"{os.cpu_count()} cores, load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    runs: dict[str, list[dict]] = {"sync": [], "async": []}
+    for r in range(args.rounds):
+        for kind in (("sync", "async") if r % 2 == 0 else ("async", "sync")):
+            # a fresh process per round: no contender inherits the other's warm caches
+            cmd = [sys.executable, __file__, "--worker", kind, "--episodes", str(args.episodes),
+                   "--envs", str(args.envs), "--autoreset", args.autoreset]
+            cmd += ["--lazy-scorers"] if args.lazy_scorers else []
+            out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+            runs[kind].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    med, med_cpu = {}, {}
+    for kind, rs in runs.items():
+        med[kind] = statistics.median(x["eps"] for x in rs)
+        med_cpu[kind] = statistics.median(x["eps_cpu"] for x in rs)
+        per_round = ", ".join(f"{x['eps']:.0f}" for x in rs)
+        wcpu = "+".join(f"{c:.2f}" for c in rs[0]["worker_cpu"]) or "-"
+        print(
+            f"  {kind:<5}: {med[kind]:7.1f} episodes/s wall (rounds: {per_round}), "
+            f"{med_cpu[kind]:7.1f} per CPU-s of the busiest process; {rs[0]['steps']} step calls for "
+            f"{rs[0]['done']} episodes; CPU s parent {rs[0]['cpu']:.2f}, workers {wcpu}; "
+            f"wall {rs[0]['wall']:.2f} s; start-up {statistics.median(x['startup'] for x in rs) * 1e3:.0f} ms"
+        )
+    print(f"  async / sync: {med['async'] / med['sync']:.2f}x wall, {med_cpu['async'] / med_cpu['sync']:.2f}x CPU-bound"
+          "  (issue 16 asks > 1 with 2 workers)")
+
+
+if __name__ == "__main__":
+    main()

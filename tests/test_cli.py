@@ -107,7 +107,8 @@ def test_eval_defaults_reproduce_table_2(capsys, controls):
 
 def test_eval_rerun_resumes_without_rewriting(capsys, controls):
     files = sorted(controls.rglob("*.jsonl"))
-    assert [f.name for f in files] == [
+    # default run files are named after the policy and the run fingerprint's short hash
+    assert [re.sub(r"-[0-9a-f]{8}\.jsonl$", ".jsonl", f.name) for f in files] == [
         "identity.jsonl",
         "malformed-target.jsonl",
         "oracle.jsonl",
@@ -273,7 +274,7 @@ def test_eval_patch_format_and_multi_turn(capsys, tmp_path):
     (d,) = json.loads(text)  # patch format without --policy: the patch oracle
     assert code == 0 and d["policy"] == "patch-oracle" and d["n"] == 20
     assert (d["full"], d["repair"], d["clean"], d["ucr"], d["valid"]) == (100, 100, 100, 0, 100)
-    (path,) = tmp_path.glob("vector-bench-patch-*/patch-oracle.jsonl")
+    (path,) = tmp_path.glob("vector-bench-patch-*/patch-oracle-*.jsonl")
     rows = read_jsonl(path)
     by_id = {t.task_id: t for t in TASKS}
     for r in rows:  # each response is the JSON edit script, not a whole SVG
@@ -287,7 +288,7 @@ def test_eval_patch_format_and_multi_turn(capsys, tmp_path):
     )
     full = {x["policy"]: x["full"] for x in json.loads(text)}
     assert code == 0 and full == {"oracle": 100, "identity": 0}
-    (path,) = tmp_path.glob("vector-bench-turns3-*/identity.jsonl")
+    (path,) = tmp_path.glob("vector-bench-turns3-*/identity-*.jsonl")
     assert [r["turns"] for r in read_jsonl(path)] == [3, 3, 3]
     code, _, err = run_main(capsys, ["eval", "--max-turns", "0", "--runs-dir", str(tmp_path)])
     assert code == 1 and "max_turns" in err

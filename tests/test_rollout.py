@@ -85,6 +85,8 @@ def test_rows_have_the_documented_fields(tmp_path):
         "elapsed_s",
         "reward",
         "report",
+        "run_id",
+        "run",
     ]
     assert [r["reward"] for r in rows] == [1.0, 0.0, 1.0, 0.0, 1.0]
     assert rows[1]["report"] == {"reward": 0.0, "failure_reasons": ["mismatch"]}
@@ -233,9 +235,11 @@ def test_torn_last_line_is_truncated_and_reported_rows_are_complete(tmp_path):
     # a torn line with no complete line before it empties the file
     out.write_text('{"env": "e"')
     assert read_rows(out) == [] and out.read_bytes() == b""
-    # a final line that ends in a newline but is not JSON is also torn
+    # a final line that ends in a newline was written whole: not JSON is an error, never cut
     out.write_text('{"task_id": "a"}\n{"task_id": \n')
-    assert read_rows(out) == [{"task_id": "a"}] and out.read_text() == '{"task_id": "a"}\n'
+    with pytest.raises(CorpusError, match=r"r\.jsonl:2: not valid JSON"):
+        read_rows(out)
+    assert out.read_text() == '{"task_id": "a"}\n{"task_id": \n'
 
 
 def test_corrupt_middle_line_raises(tmp_path):

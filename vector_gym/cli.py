@@ -27,7 +27,7 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +92,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument(
         "--runs-dir", default=DEFAULT_RUNS_DIR, help="folder of default run files (default: runs)"
+    )
+    ev.add_argument(
+        "--new-run",
+        action="store_true",
+        help="write to a new run file named after this run's fingerprint (FILE-<id>.jsonl) "
+        "instead of resuming a file of another run",
+    )
+    ev.add_argument(
+        "--force",
+        action="store_true",
+        help="resume a run file even though its rows were written with other settings "
+        "(model, sampling, token budget, template, ...)",
     )
     ev.add_argument(
         "--tasks", metavar="PATH", help="task directory or JSON Lines (default: bundled tasks)"
@@ -270,7 +282,11 @@ def _alias(suite: Any) -> str:
 
 
 def _default_out(
-    args: argparse.Namespace, alias: str, tasks: Sequence[Any], policy_name: str
+    args: argparse.Namespace,
+    alias: str,
+    tasks: Sequence[Any],
+    policy_name: str,
+    fingerprint: Mapping[str, Any] | None = None,
 ) -> Path:
     from vector_gym.tasks.task import corpus_hash
 
@@ -286,14 +302,19 @@ def _default_out(
         + "-"
         + corpus_hash(tasks)[:8]
     )
+    if fingerprint is not None:  # another model, budget, sampling, ... -> another file
+        from vector_gym.runfile import fingerprint_id
+
+        return Path(args.runs_dir) / tag / f"{_slug(policy_name)}-{fingerprint_id(fingerprint)[:8]}.jsonl"
     return Path(args.runs_dir) / tag / f"{_slug(policy_name)}.jsonl"
 
 
 def _eval_suite(args: argparse.Namespace, suite: Any, many: bool) -> tuple[list[dict[str, Any]], list[Path], list[Any]]:
     """Run every policy on one suite; return its rows, run files and tasks."""
     from vector_gym.errors import ConfigError
-    from vector_gym.policies import CONTROL_POLICIES, make_policy
+    from vector_gym.policies import CONTROL_POLICIES, check_action_format, make_policy
     from vector_gym.rollout import rollout
+    from vector_gym.runfile import new_run_path, run_fingerprint
 
     tasks = _suite_tasks(args, suite)
     if args.limit is not None:
@@ -315,14 +336,21 @@ def _eval_suite(args: argparse.Namespace, suite: Any, many: bool) -> tuple[list[
     rows: list[dict[str, Any]] = []
     run_files: list[Path] = []
     try:
-        for spec in args.policy or default_specs:
+        policies = []
+        for spec in args.policy or default_specs:  # all built and checked before any task runs
             kind = spec.partition(":")[0]
             # model policies get the suite's prompt templates (policies never import suites)
             extra = {**options, "templates": suite.template_table()} if kind in _MODEL_KINDS else {}
             policy = make_policy(spec, tasks, **extra)
-            out = _default_out(args, _alias(suite), tasks, policy.name)
+            check_action_format(policy, args.action_format)
+            policies.append((spec, policy))
+        for spec, policy in policies:
+            fp = run_fingerprint(env, policy, spec=spec)  # parity, backend: the suite's options
+            out = _default_out(args, _alias(suite), tasks, policy.name, fp)
             if args.out:
                 out = Path(args.out) if not many else Path(args.out).with_suffix(f".{suite.name}.jsonl")
+            if args.new_run:
+                out = new_run_path(out, fp)
             if out not in run_files:
                 run_files.append(out)
             rows.extend(
@@ -334,6 +362,8 @@ def _eval_suite(args: argparse.Namespace, suite: Any, many: bool) -> tuple[list[
                     n=args.n,
                     task_ids=[t.task_id for t in tasks],
                     progress=not args.no_progress,
+                    fingerprint=fp,
+                    force=args.force,
                 )
             )
             if not args.json:
@@ -469,6 +499,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``vector-gym``; return the exit status (0 ok, 1 error, 2 usage)."""
     from vector_gym.errors import VectorGymError
+    from vector_gym.runfile import RunInterrupted
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -486,6 +517,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             rc = _cmd_rescore(args)
         sys.stdout.flush()  # a closed pipe surfaces here, not in the interpreter's final flush
         return rc
+    except RunInterrupted as exc:  # one line, no traceback; the saved rows resume
+        print(f"vector-gym {args.command}: {exc}", file=sys.stderr)
+        return 130 if exc.cause == "interrupt" else 1
+    except KeyboardInterrupt:
+        print(f"vector-gym {args.command}: interrupted, re-run to resume", file=sys.stderr)
+        return 130
     except (VectorGymError, FileNotFoundError) as exc:
         print(f"vector-gym {args.command}: error: {exc}", file=sys.stderr)
         return 1
@@ -498,6 +535,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except (OSError, ValueError, AttributeError):
             pass
+        return 1
+    except OSError as exc:  # a full disk, a permission error outside a run: one line
+        print(f"vector-gym {args.command}: error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
 
 

@@ -36,23 +36,34 @@ def load_outcomes(path: str | Path) -> list[dict[str, Any]]:
     Raises
     ------
     CorpusError
-        A file is not valid JSON or not a list of objects; no ``*.json`` in the directory.
+        A file is not valid JSON or not a list of objects; no ``*.json`` in the directory
+        (a folder of run files names one to pass); a corrupt run file
+        (:class:`vector_gym.runfile.RunFileError`).
     FileNotFoundError
         ``path`` does not exist.
     """
     from vector_gym.errors import CorpusError
-    from vector_gym.tasks.vector_bench import read_jsonl
+    from vector_gym.runfile import read_rows
 
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"no such outcome file or directory: {p}")
     if p.is_file():
-        rows = read_jsonl(p)
+        rows = read_rows(p, repair=False, latest=False)  # named errors for corrupt files
     else:
         folder = p / "data" / "model-results" if (p / "data" / "model-results").is_dir() else p
         files = sorted(folder.glob("*.json"))
         if not files:
-            raise CorpusError(f"{folder}: no *.json outcome files found")
+            runs = sorted(folder.glob("*.jsonl")) + sorted(folder.glob("*.jsonl.gz"))
+            if runs:
+                raise CorpusError(
+                    f"{folder}: a folder of run files; rescore takes one run file at a time, "
+                    f"e.g. vector-gym rescore {runs[0]}"
+                )
+            raise CorpusError(
+                f"{folder}: no *.json outcome files found (expected a run file FILE.jsonl, or a "
+                "folder of data/model-results/*.json)"
+            )
         rows = []
         for f in files:
             try:
@@ -88,7 +99,8 @@ def rescore_rows(
 
     Each row needs ``task_id``, ``model`` (or ``policy``), and ``produced_svg`` (the
     extracted SVG, scored as is; null = provider error, spec-reward.md section 12) or
-    ``response`` (raw text, extracted first).
+    ``response`` (raw text, extracted first). A run row whose fingerprint names the patch
+    action format is re-scored as a patch (its scripts replayed on the source).
 
     Returns
     -------
@@ -130,13 +142,14 @@ def rescore_rows(
 
         bar = tqdm(total=len(rows), desc="rescore", unit="row", leave=False)
     reports: list[Any] = [None] * len(rows)
+    inputs = [_scored_input(r, by_id[r["task_id"]]) for r in rows]
     try:
         for lo in range(0, len(rows), batch_size):
             part = range(lo, min(lo + batch_size, len(rows)))
             for field, score in (("produced_svg", s.score_extracted), ("response", s.score_many)):
-                idx = [i for i in part if (field == "produced_svg") == ("produced_svg" in rows[i])]
+                idx = [i for i in part if inputs[i][0] == field]
                 if idx:
-                    got = score([by_id[rows[i]["task_id"]] for i in idx], [rows[i][field] for i in idx])
+                    got = score([by_id[rows[i]["task_id"]] for i in idx], [inputs[i][1] for i in idx])
                     for i, rep in zip(idx, got, strict=True):
                         reports[i] = rep
             if bar is not None:
@@ -145,6 +158,23 @@ def rescore_rows(
         if bar is not None:
             bar.close()
     return [_rescored_row(r, rep) for r, rep in zip(rows, reports, strict=True)]
+
+
+def _scored_input(r: Mapping[str, Any], task: Any) -> tuple[str, Any]:
+    """``("produced_svg", svg)`` or ``("response", text)``: what to score for a stored row.
+
+    A run row whose fingerprint names the patch action format is scored as the env scored it:
+    its edit scripts are replayed on the source (:func:`vector_gym.runfile.replay_patches`), and
+    the patched document is scored, or an empty answer when the last script failed.
+    """
+    from vector_gym.runfile import action_format, replay_patches
+
+    if action_format(r) == "patch":
+        doc, last_ok, _ = replay_patches(r, task.source_svg)
+        return ("produced_svg", doc) if last_ok else ("response", "")
+    if "produced_svg" in r:
+        return "produced_svg", r["produced_svg"]
+    return "response", r["response"]
 
 
 def _rescored_row(r: Mapping[str, Any], report: Any) -> dict[str, Any]:

@@ -18,10 +18,14 @@ appended after the failed one: the file stays append-only, and every reader take
 the newest row of each key (:func:`read_rows` by default,
 :func:`vector_gym.summary.summarize` always), so a retried outcome replaces its
 failure in every table, and a run that never reached its model shows up in the
-``Err.`` column instead of as silent zeros. Each resume retries a failed row once. A run killed mid-write leaves at most one torn last line (no final newline,
-or not valid JSON); :func:`read_rows` drops it and truncates the file back to the
-last complete row before anything is appended. A killed run therefore loses at most
-the row in flight.
+``Err.`` column instead of as silent zeros. Each resume retries a failed row once. A run killed mid-write leaves at most one torn last line (no final newline); the
+next writer cuts it away under the run lock before it appends. A killed run therefore
+loses at most the row in flight. Run-file I/O (the one-writer lock, the run
+fingerprint every row records, text-safe encoding, the stored-response bound, named
+errors of corrupt files) lives in :mod:`vector_gym.runfile`; a second writer, a file of
+another run fingerprint or a file that is not a run file is refused, and Ctrl-C or a
+full disk raises :class:`~vector_gym.runfile.RunInterrupted` ("interrupted: N rows
+saved, re-run to resume").
 
 Row fields
 ----------
@@ -32,8 +36,11 @@ Row fields
 ``token_budget(observation)`` method; None for policies without one, such as the
 evaluator controls; protocols.md: report the budget with every result), ``elapsed_s``
 (seconds: this row's share of the batch's ``generate`` wall time plus its own
-scoring time), ``reward`` (the env's scalar step reward) and ``report`` (the
-scorer report's ``to_dict()``).
+scoring time), ``reward`` (the env's scalar step reward), ``report`` (the
+scorer report's ``to_dict()``), ``run_id`` and ``run`` (the run fingerprint and its
+short hash, :func:`vector_gym.runfile.run_fingerprint`), and for a response stored
+truncated (over :data:`vector_gym.runfile.MAX_STORED_RESPONSE_CHARS`)
+``response_truncated`` and ``response_chars``.
 
 Observations
 ------------
@@ -64,8 +71,6 @@ retried on resume.
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -74,20 +79,19 @@ from typing import Any
 
 from vector_gym.envs.base import EditEnv
 from vector_gym.envs.wrappers import answer_text, episode_state, restore_episode
-from vector_gym.errors import ConfigError, CorpusError
+from vector_gym.errors import ConfigError
 from vector_gym.policies.base import Completion, Policy
-from vector_gym.summary import ROLLOUT_KEY_FIELDS, is_error_row, latest_rows
+from vector_gym.runfile import (  # re-exported: run-file I/O lives in vector_gym.runfile
+    ROW_KEY_FIELDS,
+    RunInterrupted,
+    RunWriter,
+    read_rows,
+    row_key,
+    run_fingerprint,
+)
+from vector_gym.summary import is_error_row, latest_rows
 
 __all__ = ["ROW_KEY_FIELDS", "env_name", "read_rows", "rollout", "row_key"]
-
-#: Fields that identify one outcome in a rollout file.
-ROW_KEY_FIELDS = ROLLOUT_KEY_FIELDS
-
-
-def row_key(row: dict[str, Any]) -> tuple[Any, ...]:
-    """Return ``(env, task_id, policy, sample_index)`` of a rollout row."""
-    return tuple(row.get(k) for k in ROW_KEY_FIELDS)
-
 
 def env_name(env: Any) -> str:
     """Return the name rollout rows use for ``env``: its Gymnasium id, else the class's ``env_id``."""
@@ -96,64 +100,6 @@ def env_name(env: Any) -> str:
         return spec.id
     base = getattr(env, "unwrapped", env)
     return getattr(base, "env_id", "") or type(base).__name__
-
-
-def read_rows(path: str | Path, repair: bool = True, latest: bool = True) -> list[dict[str, Any]]:
-    """Read a rollout file, dropping (and by default truncating away) a torn last line.
-
-    Parameters
-    ----------
-    path : path
-        JSON Lines file written by :func:`rollout`; a missing file reads as empty.
-    repair : bool
-        Truncate the file to its last complete row when the last line is torn.
-    latest : bool
-        Keep only the newest row of each key (a retry row replaces the failed row
-        before it, at that row's position; :func:`vector_gym.summary.latest_rows`).
-        False returns every complete row.
-
-    Returns
-    -------
-    list of dict
-        Complete rows in file order.
-
-    Raises
-    ------
-    CorpusError
-        A line other than the last is not valid JSON (the file was not written by an
-        append-only writer); the message names the file and line.
-    """
-    path = Path(path)
-    if not path.exists():
-        return []
-    data = path.read_bytes()
-    good_end = len(data)
-    if data and not data.endswith(b"\n"):
-        good_end = data.rfind(b"\n") + 1  # 0 when there is no complete line at all
-    lines = data[:good_end].split(b"\n")[:-1] if good_end else []
-    rows: list[dict[str, Any]] = []
-    offset = 0
-    for lineno, line in enumerate(lines, 1):
-        start = offset
-        offset += len(line) + 1
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line.decode("utf-8"))
-            if not isinstance(obj, dict):
-                raise ValueError("not a JSON object")
-        except (ValueError, UnicodeDecodeError) as exc:
-            if lineno == len(lines):  # a torn last line that happens to end in a newline
-                good_end = start
-                break
-            raise CorpusError(f"{path}:{lineno}: not a valid rollout row ({exc})") from exc
-        rows.append(obj)
-    if repair and good_end < len(data):
-        with open(path, "r+b") as fh:
-            fh.truncate(good_end)
-            fh.flush()
-            os.fsync(fh.fileno())
-    return latest_rows(rows) if latest else rows
 
 
 def _chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
@@ -170,6 +116,8 @@ def rollout(
     n: int = 1,
     task_ids: Sequence[str] | None = None,
     progress: bool = True,
+    fingerprint: Mapping[str, Any] | None = None,
+    force: bool = False,
 ) -> list[dict[str, Any]]:
     """Run ``policy`` on every task of ``env`` and append one JSON line per outcome.
 
@@ -194,6 +142,12 @@ def rollout(
     progress : bool
         Show a tqdm bar on stderr (rows done of rows to do, elapsed time, estimated
         time left and rate), redrawn at least after every ``generate`` call.
+    fingerprint : mapping, optional
+        The run fingerprint recorded in every row (default
+        :func:`vector_gym.runfile.run_fingerprint` of ``env`` and ``policy``).
+    force : bool
+        Resume even when the file's rows of this env and policy carry another
+        fingerprint (default: refuse, :class:`~vector_gym.runfile.RunMismatchError`).
 
     Returns
     -------
@@ -209,6 +163,11 @@ def rollout(
         A requested task id is not in the env.
     RuntimeError
         The policy returned the wrong number of completions.
+    RunLockedError, RunMismatchError, RunFileError
+        Another writer holds the file; its rows are of another run; it is not a run file
+        or is corrupt (:mod:`vector_gym.runfile`).
+    RunInterrupted
+        Ctrl-C or a failed write (full disk) stopped the run; the rows saved resume.
     """
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ConfigError(f"batch_size: expected an int >= 1, got {batch_size!r}")
@@ -224,8 +183,15 @@ def rollout(
     tasks = list(base.tasks) if task_ids is None else [base.get_task(t) for t in task_ids]
 
     out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    existing = read_rows(out_path, repair=True)
+    if fingerprint is None:
+        fingerprint = run_fingerprint(env, policy)
+    writer = RunWriter(out_path, fingerprint, force=force)  # locks; repairs a torn last line
+    try:
+        writer.check_fingerprint(name, pname)
+    except BaseException:
+        writer.close()
+        raise
+    existing = latest_rows(writer.rows)
     # Newest row per key; a key is finished unless that row failed (module docstring).
     have: dict[tuple[Any, ...], dict[str, Any]] = {row_key(r): r for r in existing}
     done = {k for k, r in have.items() if not is_error_row(r)}
@@ -249,9 +215,7 @@ def rollout(
         return obs
 
     def write(row: dict[str, Any], k: tuple[Any, ...], fh: Any) -> None:
-        fh.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+        row = writer.append(row)  # scored on the full response; stored bounded
         have[k] = row
         if not is_error_row(row):
             done.add(k)
@@ -263,8 +227,9 @@ def rollout(
         from tqdm.auto import tqdm
 
         bar = tqdm(total=todo, desc=f"{pname} on {name}", unit="row", leave=False)
+    fh = None
     try:
-        with open(out_path, "a", encoding="utf-8") as fh:
+        with writer:  # one writer (the lock) for the whole run
             for batch in _chunks(pending, batch_size):
                 observations = [observe(env.reset(options={"task_id": t.task_id})[0], t) for t in batch]
                 max_tokens = {
@@ -292,10 +257,22 @@ def rollout(
                     # tqdm redraws at most every 0.1 s of *row* updates; redraw once per batch
                     # so the count and the time left show after every policy call.
                     bar.refresh()
+    except KeyboardInterrupt:
+        raise RunInterrupted(_saved(have, done, name, pname), out_path) from None
+    except OSError as exc:  # a full disk, a vanished folder: the rows written so far resume
+        raise RunInterrupted(
+            _saved(have, done, name, pname), out_path, f"{type(exc).__name__}: {exc}"
+        ) from None
     finally:
+        writer.close()
         if bar is not None:
             bar.close()
     return [have[key(t.task_id, i)] for t in tasks for i in range(n)]
+
+
+def _saved(have: Mapping[Any, Any], done: set[Any], name: str, pname: str) -> int:
+    """Finished rows of ``(env, policy)`` in the file."""
+    return sum(1 for k in done if k[0] == name and k[2] == pname)
 
 
 def _wrapper_attr(env: Any, name: str, default: Any) -> Any:

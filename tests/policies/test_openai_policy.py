@@ -53,13 +53,22 @@ class _Handler(BaseHTTPRequestHandler):
         for k, v in (headers or {}).items():
             self.send_header(k, v)
         self.end_headers()
+        self._leave()  # before the client can see the answer and send its next request
         self.wfile.write(data)
+
+    def _leave(self):
+        srv: _Server = self.server
+        with srv.lock:
+            if getattr(self, "_in", False):
+                srv.in_flight -= 1
+                self._in = False
 
     def do_POST(self):
         srv: _Server = self.server
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         with srv.lock:
             srv.in_flight += 1
+            self._in = True
             srv.max_in_flight = max(srv.max_in_flight, srv.in_flight)
             srv.bodies.append(body)
             srv.headers_seen.append(dict(self.headers))
@@ -109,8 +118,7 @@ class _Handler(BaseHTTPRequestHandler):
                 },
             )
         finally:
-            with srv.lock:
-                srv.in_flight -= 1
+            self._leave()
 
 
 @pytest.fixture
@@ -236,15 +244,17 @@ def test_auth_errors_raise_at_once(server_factory):
     assert policy.stats.retries == 0
 
 
-def test_connection_refused_is_retried_then_error(server_factory):
+def test_connection_refused_on_the_first_tries_stops_the_run(server_factory):
+    from vector_gym.policies.openai_policy import ServerUnreachableError
+
     srv = server_factory()
     url = srv.base_url
     srv.shutdown()
     srv.server_close()
     policy = OpenAICompatiblePolicy("m", url, max_retries=1, timeout_s=2, sleep=lambda s: None)
-    rows = policy.generate([_obs("x")])
-    assert rows[0][0].finish_reason == "error"
-    assert policy.stats.status_counts == {0: 2}
+    with pytest.raises(ServerUnreachableError, match="cannot reach the server"):
+        policy.generate([_obs("x")] * 5)
+    assert policy.stats.status_counts[0] <= 2 * policy.max_concurrency
 
 
 def test_retry_after_forms():

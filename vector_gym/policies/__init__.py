@@ -22,7 +22,14 @@ from typing import Any
 from vector_gym.errors import ConfigError
 from vector_gym.policies.base import Completion, Policy
 
-__all__ = ["CONTROL_POLICIES", "POLICY_FACTORIES", "Completion", "Policy", "make_policy"]
+__all__ = [
+    "CONTROL_POLICIES",
+    "POLICY_FACTORIES",
+    "Completion",
+    "Policy",
+    "check_action_format",
+    "make_policy",
+]
 
 #: Spec name (the part before ``:``) -> ``"module:function"`` factory.
 POLICY_FACTORIES: dict[str, str] = {
@@ -89,3 +96,29 @@ def make_policy(spec: str, tasks: Sequence[Any] = (), **options: Any) -> Policy:
         except TypeError:
             raise ConfigError(f"policy {name!r} takes no options, got {sorted(options)}") from None
     return factory(arg if sep else None, tasks, **options)
+
+
+def check_action_format(policy: Any, action_format: str) -> None:
+    """Raise ConfigError when ``policy`` answers in another format than the env scores.
+
+    A policy with an ``action_format`` attribute (the evaluator controls: ``"svg"``, or
+    ``"patch"`` for ``patch-oracle``) answers only in that format; model policies have
+    none (their prompt follows the observation's ``action_format``).
+
+    Raises
+    ------
+    ConfigError
+        The formats differ; the message names the policy to use instead.
+    """
+    own = getattr(policy, "action_format", None)
+    if own is None or own == action_format:
+        return
+    hint = (
+        "use --policy patch-oracle (or a model policy) with --action-format patch"
+        if action_format == "patch"
+        else "use --action-format patch with it, or --policy oracle for SVG answers"
+    )
+    raise ConfigError(
+        f"policy {getattr(policy, 'name', policy)!r} answers in the {own!r} action format but the "
+        f"env scores {action_format!r} answers (every row would score 0): {hint}"
+    )

@@ -109,6 +109,8 @@ class IdentityPolicy:
     """Return the observation's source SVG unchanged ("return corrupted input" control)."""
 
     name = "identity"
+    #: The answer format (an SVG document); ``eval`` refuses it on a patch-format env.
+    action_format = "svg"
 
     def generate(
         self, observations: Sequence[Mapping[str, Any]], n: int = 1
@@ -125,6 +127,8 @@ class _TargetPolicy:
     """Shared machinery of the controls that read the hidden target by ``task_id``."""
 
     name = "target"
+    #: The answer format (an SVG document); ``eval`` refuses a mismatched env.
+    action_format = "svg"
 
     def __init__(self, tasks: Iterable[Task]) -> None:
         self._tasks = {t.task_id: t for t in tasks}
@@ -192,6 +196,7 @@ class PatchOraclePolicy(_TargetPolicy):
     """
 
     name = "patch-oracle"
+    action_format = "patch"
 
     def answer(self, task: Task) -> str:
         """Return the edit script from ``task.source_svg`` to ``task.target_svg`` (JSON text)."""

@@ -2,47 +2,64 @@
 
 Layer 5. Works with ``vllm serve``, SGLang, llama.cpp's server, hosted APIs and
 anything else that speaks the chat-completions format. Standard library only
-(``urllib``): requests run on a bounded thread pool (network I/O releases the
-GIL), failed requests are retried against the same model with capped
-exponential backoff and full jitter, honouring ``Retry-After``.
+(``http.client``; ``HTTP(S)_PROXY`` and ``NO_PROXY`` are honoured): requests run
+on a bounded thread pool (network I/O releases the GIL), failed requests are
+retried against the same model with capped exponential backoff and full jitter,
+honouring ``Retry-After``.
 
 Retry policy
 ------------
-* HTTP 429, any 5xx, a connection error (refused, reset, closed early, not
-  HTTP), a timeout or an unreadable body (not JSON, no ``choices`` list, a
-  200 carrying an ``error`` object): retried up to ``max_retries`` times, then
-  recorded as a completion with ``finish_reason "error"`` (the rollout goes on).
+* HTTP 429, any 5xx, a connection error (reset, closed early, not HTTP), a
+  timeout or an unreadable body (not JSON, no ``choices`` list, a 200 carrying
+  an ``error`` object): retried up to ``max_retries`` times, then recorded as a
+  completion with ``finish_reason "error"`` (the rollout goes on).
+* A server never reached (connection refused, unknown host, unreachable
+  network, no connection within ``timeout_s``) on the first 3 tries (fewer
+  when ``max_retries`` is lower) raises :class:`ServerUnreachableError` (a
+  :class:`~vector_gym.errors.ConfigError`): the run stops with a clear message
+  instead of recording every task as an error. Once the server has answered,
+  later refusals are retried as above (a restart mid-run).
 * HTTP 401, 403, 404: raised at once as :class:`~vector_gym.errors.ConfigError`
   (wrong key, URL or model name: every other request would fail the same way).
-* Any other 4xx (a prompt over the context window, ...) or a body over
-  ``max_response_bytes``: not retried, recorded as a ``finish_reason "error"``
-  completion.
+* A redirect (3xx) is never followed (the ``Authorization`` header is never
+  sent to another address): raised at once as ConfigError naming the target.
+* Any other 4xx (a prompt over the context window, ...), a body over
+  ``max_response_bytes`` (refused from its ``Content-Length`` before it is
+  read, else cut off while reading) or one holding more than 10,000 + 64 n JSON
+  objects (parsing stops there): not retried, recorded as a ``finish_reason
+  "error"`` completion.
 
 Malformed parts of a readable body never raise: a choice that is not an object
 is dropped (and asked for again), a ``content`` that is null or not text gives
 ``""`` (a list of content parts gives their joined ``text``), token counts that
 are not non-negative integers give None, a ``finish_reason`` that is not a
-string gives None.
+string gives None; choices beyond the ``n`` asked for are ignored.
 
-Time bound: one attempt takes at most about ``timeout_s`` (the body must be
-complete by then; a server that drips bytes is cut off), so one completion
-takes at most ``(max_retries + 1) * timeout_s`` plus the waits, each at most
+Time bound: one attempt (connect, request, status line, headers, any number of
+``100 Continue`` interim responses, body) ends by ``timeout_s``: a watchdog
+shuts the socket down at the deadline, so a server that drips its status line,
+headers or body, or never answers, is cut off. One completion therefore takes
+at most ``(max_retries + 1) * timeout_s`` plus the waits, each at most
 ``max(backoff_max_s, retry_after_max_s)``: with the defaults, a server that
 answers 429 with ``Retry-After: 300`` forever costs each request 6 waits of
-300 s and then an ``"error"`` completion.
+300 s and then an ``"error"`` completion. At most ``max_concurrency`` requests
+of one policy are in flight at once, however many threads call
+:meth:`OpenAICompatiblePolicy.generate`.
 """
 
 from __future__ import annotations
 
 import email.utils
+import errno
 import http.client
 import json
 import logging
 import os
 import random
+import socket
 import threading
 import time
-import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -58,7 +75,7 @@ from vector_gym.policies.templates import (
     default_max_tokens,
 )
 
-__all__ = ["OpenAICompatiblePolicy", "RequestStats", "make_openai_policy"]
+__all__ = ["OpenAICompatiblePolicy", "RequestStats", "ServerUnreachableError", "make_openai_policy"]
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +112,25 @@ class _RetryableError(Exception):
 
 class _PermanentError(Exception):
     pass
+
+
+class _Unreachable(_RetryableError):
+    """No connection at all (refused, unknown host, unreachable network, connect timeout)."""
+
+
+class _TooManyObjects(Exception):
+    pass
+
+
+class ServerUnreachableError(ConfigError):
+    """The server could not be reached on the first tries: the run stops (no error rows)."""
+
+
+#: Connection attempts (refused, unknown host, ...) before a server never reached stops the run.
+_UNREACHABLE_TRIES = 3
+
+#: JSON objects a response body may hold (plus 64 per requested choice) before parsing stops.
+_MAX_OBJECTS = 10_000
 
 
 def _parse_retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -153,12 +189,12 @@ class OpenAICompatiblePolicy:
         of earlier calls, so seeds never repeat across a run (even when ``n``
         changes between calls).
     max_concurrency : int
-        Requests in flight at once (>= 1).
+        Requests in flight at once (>= 1), across all callers of this policy.
     max_retries : int
         Retries per request after the first attempt (>= 0).
     timeout_s : float
-        Time limit of one attempt, seconds: the socket timeout, and the
-        deadline by which the whole response body must have arrived.
+        Time limit of one attempt, seconds: connect, status line, headers and
+        the whole body must be done by then (module docstring).
     backoff_base_s, backoff_max_s : float
         Retry k waits ``uniform(0, min(backoff_max_s, backoff_base_s * 2**k))``
         seconds (full jitter), or the server's ``Retry-After`` when it sends
@@ -166,7 +202,7 @@ class OpenAICompatiblePolicy:
     retry_after_max_s : float
         Longest ``Retry-After`` honoured, seconds.
     max_response_bytes : int
-        Largest response body read, bytes (default 32 MiB; an SVG answer of
+        Largest response body read, bytes (default 8 MiB; an SVG answer of
         8192 tokens is well under 100 kB); a larger body becomes an
         ``"error"`` completion without retry.
     native_n : bool
@@ -211,7 +247,7 @@ class OpenAICompatiblePolicy:
         backoff_base_s: float = 1.0,
         backoff_max_s: float = 60.0,
         retry_after_max_s: float = 300.0,
-        max_response_bytes: int = 32 * 1024 * 1024,
+        max_response_bytes: int = 8 * 1024 * 1024,
         native_n: bool = False,
         template: ChatTemplate | None = None,
         templates: Mapping[str, ChatTemplate] | None = None,
@@ -255,6 +291,9 @@ class OpenAICompatiblePolicy:
         self._lock = threading.Lock()
         self._rng = random.Random(seed)
         self._seed_offset = 0
+        self._inflight = threading.BoundedSemaphore(self.max_concurrency)
+        self._abort = threading.Event()
+        self._reached = False  # any HTTP response seen: later refusals are retried as usual
 
     # -- public API -------------------------------------------------------------------------
 
@@ -287,7 +326,8 @@ class OpenAICompatiblePolicy:
         Raises
         ------
         ConfigError
-            On HTTP 401, 403 or 404.
+            On HTTP 401, 403 or 404, a redirect, or a server never reached
+            (:class:`ServerUnreachableError`).
         """
         if n < 1:
             raise ConfigError(f"n: expected >= 1, got {n}")
@@ -311,11 +351,18 @@ class OpenAICompatiblePolicy:
             for k, completion in enumerate(results):
                 out[i][j0 + k] = completion
 
+        self._abort.clear()
         with ThreadPoolExecutor(
             max_workers=self.max_concurrency, thread_name_prefix="vg-openai"
         ) as pool:
-            for future in [pool.submit(run, job) for job in jobs]:
-                future.result()  # re-raises ConfigError
+            futures = [pool.submit(run, job) for job in jobs]
+            try:
+                for future in futures:
+                    future.result()  # re-raises ConfigError
+            except BaseException:
+                self._abort.set()  # the others stop at their next attempt
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
         return [list(row) for row in out]  # type: ignore[arg-type]
 
     # -- one logical request ---------------------------------------------------------------
@@ -395,13 +442,23 @@ class OpenAICompatiblePolicy:
 
     def _post_with_retries(self, body: Mapping[str, Any]) -> dict[str, Any]:
         data = json.dumps(body).encode("utf-8")
+        unreachable = 0
         for attempt in range(self.max_retries + 1):
+            if self._abort.is_set():  # another request of this call stopped the run
+                raise _PermanentError("aborted: another request failed for good")
             if attempt:
                 with self._lock:
                     self.stats.retries += 1
             try:
-                return self._post_once(data)
+                return self._post_once(data, body)
             except _RetryableError as exc:
+                if isinstance(exc, _Unreachable) and not self._reached:
+                    unreachable += 1
+                    if unreachable > min(self.max_retries, _UNREACHABLE_TRIES - 1):
+                        raise ServerUnreachableError(
+                            f"cannot reach the server at {self.url} ({exc}); is it running? "
+                            "Start it, or pass the right --base-url"
+                        ) from None
                 if attempt == self.max_retries:
                     raise
                 if exc.retry_after is not None:
@@ -414,60 +471,156 @@ class OpenAICompatiblePolicy:
                 self._sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _post_once(self, data: bytes) -> dict[str, Any]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    def _post_once(self, data: bytes, body: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """One chat-completions attempt: :meth:`_exchange`, then a bounded parse."""
+        want = int((body or {}).get("n", 1) or 1)
+        return self._decode(self._exchange("POST", self.url, data), want)
+
+    def _exchange(
+        self, method: str, url: str, data: bytes | None, *, count: bool = True
+    ) -> bytes:
+        """One bounded HTTP exchange with the server; returns the body of a 200.
+
+        Connect, request, status line, headers (``100 Continue`` included) and body end by
+        ``timeout_s``; at most ``max_concurrency`` exchanges are in flight; a redirect is
+        never followed; a body over ``max_response_bytes`` is refused (module docstring).
+        Every request to the server (budget probes included) should go through here.
+
+        Raises
+        ------
+        ConfigError
+            HTTP 401/403/404 or a redirect.
+        _Unreachable, _RetryableError, _PermanentError
+            As classified in the module docstring.
+        """
+        headers = {"Accept": "application/json"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
-        deadline = time.monotonic() + self.timeout_s
-        status = 0
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                status = response.status
-                raw = self._read_body(response, deadline)
-        except urllib.error.HTTPError as exc:
-            status = exc.code
-            self._count(status)
+        parts = urllib.parse.urlsplit(url)
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        tally = self._count if count else (lambda status: None)
+        with self._inflight:  # requests in flight across every thread using this policy
+            conn, path = _connection(parts, path, self.timeout_s)
+            expired = threading.Event()
+
+            def cut_off() -> None:  # the attempt's deadline: wake any blocked read or write
+                expired.set()
+                sock = conn.sock
+                if sock is not None:
+                    try:
+                        sock.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+
+            timer = threading.Timer(self.timeout_s, cut_off)
+            timer.daemon = True
+            timer.start()
+            status = 0
             try:
-                detail = exc.read(2000).decode("utf-8", "replace")
-            except (OSError, http.client.HTTPException):
-                detail = ""
-            exc.close()
-            message = f"HTTP {status} from {self.url}: {detail}"
-            if status in _FATAL_STATUS:
-                raise ConfigError(f"{message} (check base_url, model name and API key)") from None
-            if status == 429 or status >= 500:
-                raise _RetryableError(
-                    message, _parse_retry_after(exc.headers.get("Retry-After"))
-                ) from None
-            raise _PermanentError(message) from None
-        except _PermanentError:
-            self._count(status)
-            raise
-        except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
-            # OSError covers TimeoutError and ConnectionError; HTTPException covers a
-            # body cut short (IncompleteRead), a reply that is not HTTP (BadStatusLine)
-            # and oversized header lines (LineTooLong).
-            self._count(0)
-            raise _RetryableError(f"{type(exc).__name__} for {self.url}: {exc}") from None
-        self._count(status)
+                try:
+                    conn.connect()
+                except (ConnectionRefusedError, socket.gaierror) as exc:
+                    raise _Unreachable(f"{type(exc).__name__} for {url}: {exc}") from None
+                except OSError as exc:
+                    if expired.is_set() or isinstance(exc, TimeoutError):
+                        raise _Unreachable(f"no connection to {url} within {self.timeout_s}s") from None
+                    if exc.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH, errno.EADDRNOTAVAIL):
+                        raise _Unreachable(f"{type(exc).__name__} for {url}: {exc}") from None
+                    raise
+                if expired.is_set():
+                    raise TimeoutError("deadline")
+                conn.request(method, path, body=data, headers=headers)
+                response = conn.getresponse()  # skips 100 Continue; bounded by the deadline
+                status = response.status
+                with self._lock:
+                    self._reached = True
+                if status != 200:
+                    tally(status)
+                    self._raise_for_status(response, status, url)
+                length = response.getheader("Content-Length")
+                if length and length.strip().isdigit() and int(length) > self.max_response_bytes:
+                    raise _PermanentError(
+                        f"response from {url} announces {int(length)} bytes, over "
+                        f"max_response_bytes={self.max_response_bytes} (not read)"
+                    )
+                raw = self._read_body(response)
+                if expired.is_set():
+                    raise TimeoutError("deadline")
+            except (_PermanentError, _RetryableError, ConfigError) as exc:
+                if status == 200 or isinstance(exc, _Unreachable):  # others counted above
+                    tally(status)
+                raise
+            except (http.client.HTTPException, OSError) as exc:
+                # OSError covers TimeoutError and ConnectionError; HTTPException covers a
+                # body cut short (IncompleteRead), a reply that is not HTTP (BadStatusLine)
+                # and oversized header lines (LineTooLong).
+                tally(status)
+                if expired.is_set():
+                    raise _RetryableError(
+                        f"no complete response from {url} within timeout_s={self.timeout_s}"
+                    ) from None
+                raise _RetryableError(f"{type(exc).__name__} for {url}: {exc}") from None
+            finally:
+                timer.cancel()
+                conn.close()
+        tally(status)
+        return raw
+
+    def _raise_for_status(self, response: Any, status: int, url: str | None = None) -> None:
         try:
-            parsed = json.loads(raw)
+            detail = response.read(2000).decode("utf-8", "replace")
+        except (OSError, http.client.HTTPException):
+            detail = ""
+        url = url or self.url
+        message = f"HTTP {status} from {url}: {detail}"
+        if 300 <= status < 400:
+            where = response.getheader("Location") or "?"
+            raise ConfigError(
+                f"HTTP {status} from {url} redirects to {where}: redirects are not followed "
+                "(the API key is never sent to another address); pass the address that answers "
+                "as --base-url"
+            )
+        if status in _FATAL_STATUS:
+            raise ConfigError(f"{message} (check base_url, model name and API key)")
+        if status == 429 or status >= 500:
+            raise _RetryableError(message, _parse_retry_after(response.getheader("Retry-After")))
+        raise _PermanentError(message)
+
+    def _decode(self, raw: bytes, want: int) -> dict[str, Any]:
+        """Parse a body with bounded memory: at most ``_MAX_OBJECTS + 64 * n`` JSON objects."""
+        limit = _MAX_OBJECTS + 64 * max(1, want)
+        count = 0
+
+        def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+            nonlocal count
+            count += 1
+            if count > limit:
+                raise _TooManyObjects
+            return dict(pairs)
+
+        try:
+            parsed = json.loads(raw, object_pairs_hook=hook)
+        except _TooManyObjects:
+            raise _PermanentError(
+                f"response from {self.url} holds more than {limit} JSON objects (asked for "
+                f"{want} choice(s)); not parsed further"
+            ) from None
         except (ValueError, RecursionError):
             raise _RetryableError(f"unreadable JSON body from {self.url}") from None
         if not isinstance(parsed, dict) or not isinstance(parsed.get("choices"), list):
             raise _RetryableError(
                 f"expected a chat.completion object from {self.url}, got {raw[:200]!r}"
             )
+        parsed["choices"] = parsed["choices"][: max(1, want)]  # never more than asked for
         return parsed
 
-    def _read_body(self, response: Any, deadline: float) -> bytes:
-        """Read the body in pieces, at most ``max_response_bytes``, finished by ``deadline``."""
+    def _read_body(self, response: Any) -> bytes:
+        """Read the body in pieces, at most ``max_response_bytes`` (the deadline cuts it off)."""
         chunks: list[bytes] = []
         size = 0
         while True:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"response body not complete after {self.timeout_s}s")
             chunk = response.read1(65536)
             if not chunk:
                 return b"".join(chunks)
@@ -482,6 +635,27 @@ class OpenAICompatiblePolicy:
         with self._lock:
             self.stats.requests += 1
             self.stats.status_counts[status] = self.stats.status_counts.get(status, 0) + 1
+
+
+def _connection(parts: Any, path: str, timeout: float) -> tuple[Any, str]:
+    """An unconnected ``http.client`` connection for a URL, through the environment's proxy.
+
+    ``HTTP(S)_PROXY`` / ``NO_PROXY`` are honoured as urllib does (``urllib.request.getproxies``,
+    ``proxy_bypass``): an https URL is tunnelled through the proxy (CONNECT), an http URL is
+    sent to the proxy with its absolute URL. Returns the connection and the request target.
+    """
+    https = parts.scheme == "https"
+    cls = http.client.HTTPSConnection if https else http.client.HTTPConnection
+    host, port = parts.hostname or "", parts.port
+    proxy = urllib.request.getproxies().get(parts.scheme)
+    if proxy and not urllib.request.proxy_bypass(parts.netloc):
+        pp = urllib.parse.urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+        conn = cls(pp.hostname or "", pp.port or 8080, timeout=timeout)
+        if https:
+            conn.set_tunnel(host, port or 443)
+            return conn, path
+        return conn, urllib.parse.urlunsplit(parts._replace(fragment=""))
+    return cls(host, port, timeout=timeout), path
 
 
 def _nonneg_int(value: Any) -> int | None:

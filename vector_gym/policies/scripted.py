@@ -14,7 +14,8 @@ that heuristic, written as plain text edits (no model, no target):
 * Transparency: ``opacity="0.5"`` on the root;
 * CropToHalf: the root viewBox width halved.
 
-Observations that are not v1 prompts are answered with the source SVG unchanged.
+Observations that are not v1 prompts are answered with the source SVG unchanged; the
+``scripted`` factory (``eval --policy scripted``) refuses a task list without a v1 prompt.
 Layer 5: imports only :mod:`vector_gym.tasks` (for the prompt grammar).
 """
 
@@ -209,6 +210,14 @@ class ScriptedV1Policy:
 
 
 def _make_scripted(arg: str | None, tasks: Sequence[Any]) -> ScriptedV1Policy:
+    """Build the baseline; refuse tasks it has no script for (it would answer the source)."""
     if arg:
         raise ConfigError(f"policy 'scripted' takes no argument, got scripted:{arg}")
+    tasks = list(tasks)
+    if tasks and not any(parse_v1_prompt(str(getattr(t, "instruction", ""))) for t in tasks):
+        raise ConfigError(
+            f"policy 'scripted' is the SVGEditBench v1 baseline and has a script for none of the "
+            f"{len(tasks)} tasks (not v1 prompts; it would answer every one with the source "
+            "unchanged): use it with --env svgeditbench-v1, or use --policy identity for that control"
+        )
     return ScriptedV1Policy()

@@ -47,6 +47,7 @@ from vector_gym.report.images import (
 from vector_gym.report.leaderboard import Leaderboard, leaderboard
 from vector_gym.report.plots import MAX_NAMED, progress_ucr_plot
 from vector_gym.report.runs import Run, load_runs, tasks_for_runs
+from vector_gym.runfile import action_format, replay_patches
 from vector_gym.tasks.task import Task
 
 __all__ = ["ReportResult", "build_report", "DEFAULT_SIZE", "RASTER_METRICS"]
@@ -162,28 +163,16 @@ def _extract(response: Any) -> str | None:
 def _patched(row: dict[str, Any], rep: dict[str, Any], source_svg: str) -> str | None:
     """The document a patch-format row was scored on: its edit scripts replayed on the source.
 
-    Rows do not name their action format; a row whose report says the produced document
-    parsed although the response holds no SVG can only come from a patch env. A multi-turn
+    For rows without a run fingerprint (older run files, which do not name their action
+    format): a row whose report says the produced document parsed although the response
+    holds no SVG can only come from a patch env. A multi-turn
     row's ``responses`` are applied in order, a script that fails leaving the document as it
     was (as the env does, :mod:`vector_gym.envs.base`).
     """
-    from vector_gym.svg.patch import apply_patch, extract_patch
-
     if not rep.get("produced_parse_ok"):
         return None
-    answers = row.get("responses")
-    if not isinstance(answers, list) or not answers:
-        answers = [row.get("response")]
-    current, applied = source_svg, False
-    try:
-        for answer in answers:
-            text = extract_patch(answer) if isinstance(answer, str) else None
-            res = apply_patch(current, text) if text is not None else None
-            if res is not None and res.ok:
-                current, applied = res.svg, True
-    except Exception:  # noqa: BLE001 - a hostile response never stops the report
-        return None
-    return current if applied else None
+    doc, _, any_ok = replay_patches(row, source_svg)
+    return doc if any_ok else None
 
 
 @dataclass
@@ -208,9 +197,14 @@ def _outcomes(
                 continue
             rep = row.get("report") if isinstance(row.get("report"), dict) else {}
             changed = tuple(str(p) for p in (rep.get("unexpected_changed_parts") or ()))
-            svg = _extract(row.get("response"))
-            if svg is None:  # a patch-format row (patch actions, issue 5)
-                svg = _patched(row, rep, task_map[tid].source_svg)
+            fmt = action_format(row)  # from the run fingerprint; None for older rows
+            if fmt == "patch":
+                doc, _, any_ok = replay_patches(row, task_map[tid].source_svg)
+                svg = doc if any_ok else None
+            else:
+                svg = _extract(row.get("response"))
+                if svg is None and fmt is None:  # an older patch-format row (no fingerprint)
+                    svg = _patched(row, rep, task_map[tid].source_svg)
             per_task[tid].append(_Outcome(run.name, row, rep, svg, changed))
     return per_task
 
@@ -231,8 +225,12 @@ def build_report(
         Runs, or run files (read with :func:`vector_gym.report.runs.load_runs`: one run per
         policy in a file). Two runs with the same name get their file names appended.
     out_dir : str or Path
-        Output folder (created). The PNG files under ``img/`` and the pages under ``tasks/``
-        of an earlier report there are deleted first; nothing else is touched.
+        Output folder (created). The report lists what it writes in
+        ``OUT/.vector_gym_report.json``; the files an earlier report there listed are
+        deleted first, and nothing else is touched. A folder holding report-named files
+        (``index.html``, ``assets/``, ``img/``, ``tasks/``, ``progress_ucr.png``) that no
+        earlier report wrote is refused (ConfigError), so other files are never
+        overwritten.
     tasks : iterable of Task, optional
         The tasks the runs refer to; default: loaded by each row's env (``EditEnv.load_tasks``).
     size : (int, int)
@@ -306,11 +304,9 @@ def build_report(
     # --- PNG files
     t2 = time.perf_counter()
     out = Path(out_dir)
-    for sub, pattern in (("img", "*.png"), ("tasks", "*.html")):
+    _remove_owned(out)  # only what an earlier report here wrote (its manifest)
+    for sub in ("img", "tasks", "assets"):
         (out / sub).mkdir(parents=True, exist_ok=True)
-        for stale in (out / sub).glob(pattern):  # pictures and pages of an earlier report
-            stale.unlink()
-    (out / "assets").mkdir(parents=True, exist_ok=True)
     for name in ("report.css", "report.js"):
         src = resources.files("vector_gym.report").joinpath("assets", name)
         with resources.as_file(src) as p:
@@ -369,8 +365,48 @@ def build_report(
     )
     index = out / "index.html"
     index.write_text(_page(title, index_body, 0), encoding="utf-8")
+    _write_manifest(out)
     timings["total"] = time.perf_counter() - t0
     return ReportResult(index, pages, board, timings, n_renders)
+
+
+# ------------------------------------------------------------------------ owned files
+_MANIFEST = ".vector_gym_report.json"
+_OWNED_TOP = ("index.html", "progress_ucr.png", "assets", "img", "tasks")
+
+
+def _remove_owned(out: Path) -> None:
+    """Delete the files an earlier report in ``out`` wrote; refuse a folder it does not own."""
+    from vector_gym.errors import ConfigError
+
+    manifest = out / _MANIFEST
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"report --out {str(out)!r}: exists and is not a folder")
+    if not manifest.is_file():
+        clash = [n for n in _OWNED_TOP if (out / n).exists()]
+        if clash:
+            raise ConfigError(
+                f"report --out {str(out)!r} holds {', '.join(clash)} not written by vector-gym "
+                "report (no .vector_gym_report.json); pass a new or empty folder"
+            )
+        return
+    try:
+        listed = json.loads(manifest.read_text(encoding="utf-8")).get("files", [])
+    except (OSError, ValueError, AttributeError):
+        raise ConfigError(f"report --out {str(out)!r}: unreadable {_MANIFEST}; remove it") from None
+    root = out.resolve()
+    for rel in listed if isinstance(listed, list) else []:
+        p = (out / str(rel)).resolve()
+        if root in p.parents and p.is_file():  # never outside the folder
+            p.unlink()
+
+
+def _write_manifest(out: Path) -> None:
+    files = sorted(
+        str(p.relative_to(out)) for n in _OWNED_TOP for p in [out / n, *(out / n).rglob("*")]
+        if p.is_file()
+    )
+    (out / _MANIFEST).write_text(json.dumps({"files": files}, indent=0), encoding="utf-8")
 
 
 # ----------------------------------------------------------------------------- index page

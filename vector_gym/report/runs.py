@@ -17,7 +17,6 @@ from typing import Any
 
 from vector_gym.errors import ConfigError, CorpusError
 from vector_gym.tasks.task import Task
-from vector_gym.tasks.vector_bench import read_jsonl
 
 __all__ = ["Run", "load_env_tasks", "load_run", "load_runs", "tasks_for_runs"]
 
@@ -85,8 +84,8 @@ def load_run(path: str | Path, name: str | None = None) -> Run:
         raise ConfigError(f"run file {str(p)!r} does not exist")
     try:
         # rollout files are plain JSON Lines (read without repairing a torn last line);
-        # published or archived ones may be gzip-compressed.
-        rows = tuple(read_jsonl(p) if p.suffix == ".gz" else read_rows(p, repair=False))
+        # published or archived ones may be gzip-compressed (vector_gym.runfile reads both).
+        rows = tuple(read_rows(p, repair=False))
     except (OSError, ValueError, CorpusError) as exc:
         raise ConfigError(f"cannot read run file {str(p)!r}: {exc}") from exc
     for i, r in enumerate(rows):

@@ -87,11 +87,20 @@ def child_path(node: Node) -> list[int]:
     return path
 
 
-def corresponding(p_index: IdIndex | None, t_index: IdIndex | None, part: str) -> Node | None:
+def corresponding(
+    p_index: IdIndex | None, t_index: IdIndex | None, part: str, *, strict: bool = True
+) -> Node | None:
     """``corresponding(P, T, part)``: by id, else the same child-index path (spec §6).
 
     The positional fallback requires equal child counts at every step and equal expanded tags
     of the stepped-to children; any failure, or a part the target lacks, gives ``None``.
+
+    ``strict`` (our default mode; parity mode passes False for the reference's §6 as written):
+    the positional candidate is also rejected when its own ``id`` names *another* element of
+    the target. Such a node is that other element (a sibling shifted into the index by a
+    deletion plus an insertion under one parent), not a renamed copy of ``part``; taking it
+    made masking remove an untouched element, so the unchanged source was flagged with
+    ``unintended_document_changes`` (RepairGen ``rg-train-s0-0000043``).
     """
     if p_index is None:
         return None
@@ -110,6 +119,10 @@ def corresponding(p_index: IdIndex | None, t_index: IdIndex | None, part: str) -
             return None
         cur_p, cur_t = pc[k], tc[k]
         if cur_p.tag != cur_t.tag:
+            return None
+    if strict:
+        own = cur_p.attrib.get("id")
+        if own and own != part and t_index.find(own) is not None:
             return None
     return cur_p
 

@@ -115,11 +115,14 @@ def mask_produced(
     edits: Sequence[RequestedEdit],
     states: Sequence[IdIndex],
     p_index: IdIndex | None = None,
+    *,
+    strict: bool = True,
 ) -> Node:
     """Mask the produced tree in place against the precomputed T′ states (spec §9 ``MASK``).
 
     ``p_index`` may be an :class:`IdIndex` of ``produced`` built earlier (lookups honour
-    removals). Returns the (same) produced root, now P′.
+    removals). ``strict`` is passed to :func:`corresponding` (False in parity mode).
+    Returns the (same) produced root, now P′.
     """
     if p_index is None or any(e.attribute == "id" for e in edits):
         p_index = IdIndex(produced)
@@ -128,10 +131,14 @@ def mask_produced(
         part, attr = item.part, item.attribute
         if attr == "exists":
             tn = t_index.find(part)
-            pn = corresponding(p_index, t_index, part) if tn is not None else p_index.find(part)
+            pn = (
+                corresponding(p_index, t_index, part, strict=strict)
+                if tn is not None
+                else p_index.find(part)
+            )
             remove(produced, pn)
             continue
-        pn = corresponding(p_index, t_index, part)
+        pn = corresponding(p_index, t_index, part, strict=strict)
         tn = t_index.find(part)
         if pn is None or tn is None:
             continue

@@ -1,9 +1,14 @@
 """Learned raster metrics of SVGEditBench V2: DINOv2 cosine and CLIPScore.
 
 Both load weights with transformers' ``from_pretrained(local_path_or_hub_id)`` and, by
-default, ``local_files_only=True``: no network call at run time. When the weights are not
-available the loader returns ``None`` and the caller reports the column as missing
-(``None``), never as zero. torch and transformers are imported inside the functions.
+default, ``local_files_only=True``: no network call at run time. With
+``local_files_only=True`` a hub id is resolved to its snapshot folder in the local Hugging
+Face cache by this module (``HF_HUB_CACHE``, else ``HF_HOME/hub``, else
+``~/.cache/huggingface/hub``; :func:`local_model_dir`) and the folder is loaded; no hub
+client code runs (huggingface_hub's download path contacts the hub for its user-agent
+registry even in local-files-only mode). When the weights are not available the loader
+returns ``None`` and the caller reports the column as missing (``None``), never as zero.
+torch and transformers are imported inside the functions.
 
 * **DINO** (:class:`DinoV2Embedder`): ``Dinov2Model`` (default ``facebook/dinov2-giant``,
   the transformers port of torch-hub ``dinov2_vitg14``), applied to the 224 x 224 image
@@ -26,7 +31,9 @@ SVGEditBench V2 (arXiv:2502.19453) section 3.3 and Table 1; upstream
 
 from __future__ import annotations
 
+import os
 import threading
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -39,6 +46,7 @@ __all__ = [
     "load_dino",
     "load_clip",
     "cosine_rows",
+    "local_model_dir",
 ]
 
 #: transformers id of DINOv2 ViT-g/14 (torch hub ``dinov2_vitg14``), the V2 paper's model.
@@ -177,6 +185,49 @@ class ClipScorer:
         return np.concatenate(scores) if scores else np.zeros((0,), dtype=np.float64)
 
 
+def _hub_cache() -> Path:
+    for var in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):
+        if os.environ.get(var):
+            return Path(os.environ[var])
+    if os.environ.get("HF_HOME"):
+        return Path(os.environ["HF_HOME"]) / "hub"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "huggingface" / "hub"
+
+
+def local_model_dir(name: str) -> str | None:
+    """A local folder for ``name``: itself if a directory, else its snapshot in the HF cache.
+
+    Reads the cache layout directly (``models--ORG--NAME/refs/main`` -> ``snapshots/REV``;
+    the newest snapshot when there is no ref); never imports or calls the hub client.
+
+    Returns
+    -------
+    str or None
+        None when the model is neither a folder nor in the local cache.
+    """
+    if os.path.isdir(name):
+        return name
+    repo = _hub_cache() / ("models--" + name.replace("/", "--"))
+    snapshots = repo / "snapshots"
+    try:
+        ref = (repo / "refs" / "main").read_text(encoding="utf-8").strip()
+    except OSError:
+        ref = ""
+    if ref and (snapshots / ref).is_dir():
+        return str(snapshots / ref)
+    try:
+        found = sorted((p for p in snapshots.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
+    except OSError:
+        return None
+    return str(found[-1]) if found else None
+
+
+def _source(name: str, local_files_only: bool) -> str | None:
+    """What to pass to ``from_pretrained``: a local folder (local only) or the name (opt-in)."""
+    return local_model_dir(name) if local_files_only else name
+
+
 def load_dino(
     name: str = DEFAULT_DINO_MODEL, device: str = "cpu", local_files_only: bool = True, batch_size: int = 16
 ) -> DinoV2Embedder | None:
@@ -201,10 +252,13 @@ def load_dino(
     with _LOCK:
         if key in _CACHE:
             return _CACHE[key]
+    source = _source(name, local_files_only)
     try:
+        if source is None:
+            raise FileNotFoundError(name)
         from transformers import Dinov2Model
 
-        model = Dinov2Model.from_pretrained(name, local_files_only=local_files_only)
+        model = Dinov2Model.from_pretrained(source, local_files_only=local_files_only)
         model.eval().to(device)
         emb: DinoV2Embedder | None = DinoV2Embedder(model, device=device, batch_size=batch_size)
     except Exception:  # noqa: BLE001 - missing weights, no network, bad directory: column missing
@@ -238,15 +292,18 @@ def load_clip(
     with _LOCK:
         if key in _CACHE:
             return _CACHE[key]
+    source = _source(name, local_files_only)
     try:
+        if source is None:
+            raise FileNotFoundError(name)
         from transformers import AutoTokenizer, CLIPModel
 
-        model = CLIPModel.from_pretrained(name, local_files_only=local_files_only)
+        model = CLIPModel.from_pretrained(source, local_files_only=local_files_only)
         model.eval().to(device)
         from transformers import CLIPImageProcessor  # after the model: its import may warn
 
-        processor = CLIPImageProcessor.from_pretrained(name, local_files_only=local_files_only)
-        tokenizer = AutoTokenizer.from_pretrained(name, local_files_only=local_files_only)
+        processor = CLIPImageProcessor.from_pretrained(source, local_files_only=local_files_only)
+        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_files_only)
         scorer: ClipScorer | None = ClipScorer(model, processor, tokenizer, device=device, batch_size=batch_size)
     except Exception:  # noqa: BLE001 - missing weights, no network: column missing
         scorer = None

@@ -386,7 +386,7 @@ class SpecScorer:
             if P is not None and T is not None:
                 ap, at = lazy_aliases(P, T)
                 for u, tn in self.protected:
-                    pn = corresponding(p_index, t_index, u)
+                    pn = corresponding(p_index, t_index, u, strict=not self.parity)
                     if tn is None or pn is None or not semantic_equal_with(pn, tn, ap, at):
                         failing_u.append(u)
                     pn_id = p_index.find(u) if p_index is not None else None
@@ -409,7 +409,9 @@ class SpecScorer:
 
         # -- masked whole-document gates (§9), P is consumed here --
         if P is not None and T is not None:
-            Pm = mask_produced(P, self.task.requested_edits, self.t_states, p_index)
+            Pm = mask_produced(
+                P, self.task.requested_edits, self.t_states, p_index, strict=not self.parity
+            )
             Tm = self.masked_target
             ap2, at2 = lazy_aliases(Pm, Tm)
             diffs = semantic_differences(Pm, Tm, ap2, at2)
@@ -482,7 +484,7 @@ class SpecScorer:
         if attr == "exists" and after is False:
             node = p_index.find(part) if p_index is not None else None
         else:
-            node = corresponding(p_index, self.t_index, part)
+            node = corresponding(p_index, self.t_index, part, strict=not self.parity)
         produced: Any = (
             (node is not None) if attr == "exists" else read_value(node, attr, self.parity)
         )
@@ -529,7 +531,7 @@ class SpecScorer:
     # -- inserted subtree (§8.5) ------------------------------------------------------------------
 
     def _inserted(self, part: str, P: Node | None, p_index: IdIndex | None) -> Match:
-        pn = corresponding(p_index, self.t_index, part)
+        pn = corresponding(p_index, self.t_index, part, strict=not self.parity)
         tn = self.t_index.find(part) if self.t_index is not None else None
         if pn is None or tn is None:
             return Match(False, "inserted-subtree")

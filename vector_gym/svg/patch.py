@@ -190,7 +190,7 @@ def extract_patch(response: str) -> str | None:
     for start in starts:
         try:
             value, end = decoder.raw_decode(response, start)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # JSONDecodeError, and ints over the digit limit
             continue
         if (isinstance(value, list) and all(isinstance(v, dict) for v in value)) or (
             isinstance(value, dict) and "edits" in value

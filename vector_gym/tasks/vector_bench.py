@@ -169,9 +169,17 @@ def load_vector_bench_dir(path: str | Path, expected_hash: str | None = None) ->
     """
     root = Path(path)
     folder = root / "data" / "tasks" if (root / "data" / "tasks").is_dir() else root
+    if not any(folder.glob("sv_*.json")) and any((root / "tasks").glob("sv_*.json")):
+        folder = root / "tasks"  # OUT/data given for the OUT/data/tasks layout
     files = sorted(folder.glob("sv_*.json"))
     if not files:
-        raise CorpusError(f"{folder}: no sv_*.json task files found")
+        hint = ""
+        if any(folder.glob("*.jsonl")) or any(folder.glob("*.jsonl.gz")):
+            hint = "; it holds JSON Lines files: pass one of them (--tasks FILE.jsonl)"
+        raise CorpusError(
+            f"{folder}: no sv_*.json task files found (expected the task folder OUT/ that "
+            f"`vector-gym generate --out OUT` writes, or OUT/data/tasks){hint}"
+        )
     tasks = []
     for f in files:
         try:
@@ -198,7 +206,9 @@ def load_vector_bench(source: str | Path | None = None, expected_hash: str | Non
     ----------
     source : path, optional
         ``None`` for the bundled sv_001-sv_020 (integrity-checked against
-        :data:`BUNDLED_CORPUS_HASH`); a directory (public-repository layout); or a
+        :data:`BUNDLED_CORPUS_HASH`); a directory (public-repository layout, or the
+        folder ``vector-gym generate`` writes, or its ``data`` folder); a ``.json`` file
+        holding one task object (one ``sv_*.json`` of that layout) or a list of them; or a
         JSON Lines file of task objects (plain or gzip).
     expected_hash : str, optional
         Corpus hash to check (:func:`vector_gym.tasks.task.corpus_hash`).
@@ -222,6 +232,20 @@ def load_vector_bench(source: str | Path | None = None, expected_hash: str | Non
         return load_vector_bench_dir(p, expected_hash)
     if not p.exists():
         raise FileNotFoundError(f"no such task directory or file: {p}")
+    if p.suffix == ".json":  # one task object per file (the layout `generate` writes)
+        try:
+            obj = json.loads(p.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            raise CorpusError(f"{p}: not valid JSON ({exc})") from None
+        if isinstance(obj, dict):
+            tasks = [task_from_vector_bench(obj, str(p))]
+        elif isinstance(obj, list):
+            tasks = [task_from_vector_bench(o, f"{p}[{i}]") for i, o in enumerate(obj)]
+            _check_unique(tasks, str(p))
+        else:
+            raise CorpusError(f"{p}: expected a task object or a list of them, got {type(obj).__name__}")
+        _check_hash(tasks, expected_hash, str(p))
+        return tasks
     return load_vector_bench_jsonl(p, expected_hash)
 
 

@@ -280,3 +280,28 @@ def test_scorer_and_renderer_share_one_depth_limit(depth):
     except RenderRejected:
         rendered = False
     assert rendered == (depth <= MAX_DEPTH) == ("too_deep" not in scored.detail)
+
+
+@pytest.mark.parametrize("style", ["fill:" + "(" * 100_000, "fill:" + "{[" * 50_000, "a:b(" * 30_000])
+@pytest.mark.parametrize("parity", [False, True])
+def test_deeply_nested_style_value_is_a_named_failure(style, parity):
+    # Review of issue 10: tinycss2 serialises nested blocks recursively, so a style value of
+    # 100,000 "(" raised RecursionError out of score() in default mode.
+    r = score(TASK, sub(TARGET, 'fill="#6a1a1a"', f'style="{style}"'), parity)
+    assert r.reward == 0.0
+    if parity:  # the reference's own ';'/':' split reads it as a (changed) fill: §4.5, §5.2
+        assert r.failure_reasons == ("unintended_document_changes",)
+    else:
+        assert r.failure_reasons[0] == "invalid_svg" and r.detail == ("invalid_attribute_syntax",)
+
+
+@pytest.mark.parametrize("number", ["1e999", "-1e400", "1E99999999999"])
+def test_overflowing_path_number_is_invalid_in_default_mode(number):
+    # Review of issue 10: x="1e999" was invalid_number but d="M1e999 0" passed validity
+    # (the path grammar read it as +inf) and scored 1 against itself.
+    produced = sub(TARGET, "</svg>", f'<path d="M{number} 0 L 10 10"/></svg>')
+    r = score(TASK, produced)
+    assert r.reward == 0.0 and r.failure_reasons[0] == "invalid_svg"
+    assert r.detail == ("invalid_path_syntax",)
+    target_task = make_task(target=produced, source=produced, edits=[], protected=[])
+    assert score(target_task, produced).reward == 0.0

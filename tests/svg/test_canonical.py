@@ -229,3 +229,13 @@ def test_to_node_reads_many_attributes_like_items():
     assert node.attrib["{urn:x}k"] == "v" and node.attrib["a3"] == "3 & A"
     assert node.children[0].attrib == dict(root[0].items())
     assert node.children[0].children[0].attrib == {"id": "r", "x": "1"}
+
+
+def test_keyword_properties_fold_case_but_keep_number_spellings():
+    # Review of issue 10: lower-casing keyword properties must not lose the number reading the
+    # generic rule gave them (font-weight: 700 = 700.0 = 7e2, CSS Fonts 4 §2.2).
+    from vector_gym.svg.canonical import normalise_attribute_svg
+
+    assert normalise_attribute_svg("font-weight", "700.0") == normalise_attribute_svg("font-weight", "7e2") == "700"
+    assert normalise_attribute_svg("font-weight", "Bold") == "bold"
+    assert normalise_attribute_svg("stroke-linecap", " ROUND ") == "round"

@@ -90,6 +90,34 @@ PAIRS = {
         svg('<rect width="100" height="100" fill="#00f"/><rect width="80" height="80" fill="rgba(0,0,0,0)"/>'),
         True,
     ),
+    # review of issue 10
+    "css-transform-units": (
+        svg('<g style="transform: ROTATE(0.125turn) translate(10px, 0)"><rect x="30" width="40" height="20" fill="#05a"/></g>'),
+        svg('<g transform="rotate(45) translate(10)"><rect x="30" width="40" height="20" fill="#05a"/></g>'),
+        True,
+    ),
+    "css-transform-unitless-angle-is-dropped": (
+        svg('<g style="transform:rotate(45)"><rect x="30" width="40" height="20" fill="#05a"/></g>'),
+        svg('<g transform="rotate(45)"><rect x="30" width="40" height="20" fill="#05a"/></g>'),
+        False,
+    ),
+    "gradient-transform-list": (
+        svg('<linearGradient id="g" gradientTransform="rotate( 45 )scale(.5)"><stop offset="0" stop-color="#f00"/>'
+            '<stop offset="1" stop-color="#00f"/></linearGradient><rect width="100" height="100" fill="url(#g)"/>'),
+        svg('<linearGradient id="g" gradientTransform="rotate(45) scale(0.5 0.5)"><stop offset="0" stop-color="#f00"/>'
+            '<stop offset="1" stop-color="#00f"/></linearGradient><rect width="100" height="100" fill="url(#g)"/>'),
+        True,
+    ),
+    "keyword-case": (
+        svg('<path d="M20 50H80" stroke="#000" stroke-width="20" stroke-linecap="ROUND"/>'),
+        svg('<path d="M20 50H80" stroke="#000" stroke-width="20" stroke-linecap="round"/>'),
+        True,
+    ),
+    "dasharray-px-and-commas": (
+        svg('<path d="M0 50H100" stroke="#000" stroke-width="20" stroke-dasharray="10px,5 1e1"/>'),
+        svg('<path d="M0 50H100" stroke="#000" stroke-width="20" stroke-dasharray="10 5 10"/>'),
+        True,
+    ),
     "control-changed-value": (
         svg('<rect x="10" width="50" height="50"/>'), svg('<rect x="30" width="50" height="50"/>'), False,
     ),

@@ -70,3 +70,29 @@ def test_items_input_and_string_roundtrip():
     assert matrix_string(np.eye(3)) == "matrix(1 0 0 1 0 0)"
     assert matrix_string(transform_to_matrix("scale(-0.0)"))[:9] == "matrix(0 "
     assert math.isclose(transform_to_matrix("rotate(30)")[1, 0], 0.5)
+
+
+@pytest.mark.parametrize(
+    "text, items",
+    [
+        ("rotate(0.5turn) translateY(2px)", [("rotate", (180.0,)), ("translate", (0.0, 2.0))]),
+        ("SCALE(2, 3) skew(10deg, 0) rotate(100grad)", [("scale", (2.0, 3.0)), ("skewX", (10.0,)), ("rotate", (90.0,))]),
+        ("translate(0, 5px) rotate(0)", [("translate", (0.0, 5.0)), ("rotate", (0.0,))]),
+        ("none", []),
+    ],
+)
+def test_css_transform_reads_css_units(text, items):
+    from vector_gym.svg.transform import parse_css_transform
+
+    assert parse_css_transform(text) == items
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["rotate(45)", "translate(10, 20)", "translate(1px 2px)", "translate(1em)", "rotate(1e308turn)",
+     "rotate(1e999deg)", "skew(1deg, 2deg)", "rotate3d(1, 0, 0, 1deg)", "", "rotate(1deg),"],
+)  # fmt: skip
+def test_css_transform_rejects_what_browsers_drop(text):
+    from vector_gym.svg.transform import parse_css_transform
+
+    assert parse_css_transform(text) is None

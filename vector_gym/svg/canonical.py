@@ -86,7 +86,7 @@ from vector_gym.svg.reference_dialect import (  # re-exported: the names predate
 )
 from vector_gym.svg.references import XLINK_HREF
 from vector_gym.svg.style import style_declarations
-from vector_gym.svg.transform import normalise_transform_list
+from vector_gym.svg.transform import normalise_css_transform, normalise_transform_list
 
 __all__ = [
     "Dialect",
@@ -95,6 +95,7 @@ __all__ = [
     "INVALID_MARKER",
     "INVALID_NUMBER_MARKER",
     "normalise_attribute_svg",
+    "normalise_declaration_svg",
     "normalise_attribute_reference",
     "NUMBER_PATTERN",
     "Node",
@@ -112,6 +113,10 @@ __all__ = [
     "NUMBER_ATTRIBUTES",
     "LENGTH_ATTRIBUTES",
     "LENGTH_LIST_ATTRIBUTES",
+    "TRANSFORM_ATTRIBUTES",
+    "LENGTH_OR_KEYWORD_ATTRIBUTES",
+    "LENGTH_LIST_OR_KEYWORD_ATTRIBUTES",
+    "KEYWORD_ATTRIBUTES",
     "canonical_attributes",
     "canonical_equal",
     "canonical_form",
@@ -284,6 +289,25 @@ LENGTH_ATTRIBUTES: frozenset[str] = frozenset(
 LENGTH_LIST_ATTRIBUTES: frozenset[str] = frozenset({"x", "y", "dx", "dy"})
 """Attributes whose value is a list of lengths (on ``<text>``/``<tspan>``; one on shapes)."""
 
+TRANSFORM_ATTRIBUTES: frozenset[str] = frozenset({"transform", "gradientTransform", "patternTransform"})
+"""Attributes whose value is a ``<transform-list>`` (SVG 2 §8.5, §14.2.2, §14.4)."""
+
+LENGTH_OR_KEYWORD_ATTRIBUTES: frozenset[str] = frozenset({"font-size", "letter-spacing", "word-spacing"})
+"""One length, or a keyword (``small``, ``normal``; ASCII case-insensitive, CSS Values 4 §6.1)."""
+
+LENGTH_LIST_OR_KEYWORD_ATTRIBUTES: frozenset[str] = frozenset({"stroke-dasharray"})
+"""A comma/space separated list of lengths, or a keyword (``none``) (SVG 2 §13.5.3)."""
+
+KEYWORD_ATTRIBUTES: frozenset[str] = frozenset(
+    {"stroke-linecap", "stroke-linejoin", "fill-rule", "clip-rule", "display", "visibility",
+     "overflow", "text-anchor", "dominant-baseline", "alignment-baseline", "font-style",
+     "font-weight", "font-variant", "font-stretch", "vector-effect", "shape-rendering",
+     "text-rendering", "image-rendering", "color-interpolation", "color-interpolation-filters",
+     "mix-blend-mode", "isolation", "pointer-events", "writing-mode", "direction", "unicode-bidi",
+     "paint-order", "white-space", "mask-type"}
+)
+"""Properties whose values are CSS keywords, ASCII case-insensitive (CSS Values 4 §6.1)."""
+
 _CSS_WIDE = frozenset({"inherit", "initial", "unset", "revert"})
 _AUTO_OK = frozenset({"width", "height", "rx", "ry"})
 
@@ -308,6 +332,7 @@ def _svg_length_list(value: str) -> str | None:
 
 
 _ASCII_WSP_RE = re.compile(r"[ \t\r\n\f]+")
+_PAINT_URL_RE = re.compile(r"(url\([^()]*\))[ \t\r\n\f]*(.*)", re.IGNORECASE | re.DOTALL)
 
 
 def fold_ascii_ws(value: str) -> str:
@@ -334,14 +359,19 @@ def _normalise_svg(key: str, value: str) -> str:
         decls = style_declarations(value)
         if decls is None:
             return INVALID_MARKER + value
-        return ";".join(f"{k}:{_normalise_svg(k, decls[k])}" for k in sorted(decls))
+        return ";".join(f"{k}:{normalise_declaration_svg(k, decls[k])}" for k in sorted(decls))
     if not value:
         return value
     low = value.lower()
     if low in _CSS_WIDE:
         return low
-    if name in COLOR_ATTRIBUTES and low[:4] != "url(":
-        return canonical_color(value)
+    if name in COLOR_ATTRIBUTES:
+        if low[:4] != "url(":
+            return canonical_color(value)
+        m = _PAINT_URL_RE.fullmatch(value)  # <paint>: url(…) then an optional fallback colour
+        if m is not None and m.group(2):
+            return m.group(1) + " " + canonical_color(m.group(2))
+        return value
     if name in NUMBER_ATTRIBUTES:
         return _svg_number_value(name, value)
     if name in LENGTH_ATTRIBUTES:
@@ -352,13 +382,22 @@ def _normalise_svg(key: str, value: str) -> str:
     if name in LENGTH_LIST_ATTRIBUTES:
         n = _svg_length_list(value)
         return n if n is not None else INVALID_NUMBER_MARKER + value
+    if name in KEYWORD_ATTRIBUTES:
+        n = normalise_svg_number(value)  # font-weight: 700 = 700.0
+        return n if n is not None else low
+    if name in LENGTH_OR_KEYWORD_ATTRIBUTES:
+        n = normalise_length(value)
+        return n if n is not None else low
+    if name in LENGTH_LIST_OR_KEYWORD_ATTRIBUTES:
+        n = _svg_length_list(value)
+        return n if n is not None else low
     if name == "d":
         out = normalise_path_data(value)
         return out if out is not None else INVALID_MARKER + value
     if name == "points" or name == "viewBox":
         nums = scan_numbers(value)
         return " ".join(map(format_number, nums)) if nums is not None else INVALID_MARKER + value
-    if name == "transform":
+    if name in TRANSFORM_ATTRIBUTES:
         out = normalise_transform_list(value)
         return out if out is not None else INVALID_MARKER + value
     n = normalise_svg_number(value)
@@ -380,7 +419,10 @@ def normalise_attribute_svg(key: str, value: str) -> str:
     (:mod:`vector_gym.svg.numbers`; ``px`` = user units, opacities and ``offset`` percentages as
     fractions), path data (:func:`vector_gym.svg.path_data.normalise_path_data`: the path
     reader's grammar, packed numbers and compact arc flags included), ``points``/``viewBox``
-    number lists, ``transform`` lists (:func:`vector_gym.svg.transform.normalise_transform_list`),
+    number lists, ``transform``/``gradientTransform``/``patternTransform`` lists
+    (:func:`vector_gym.svg.transform.normalise_transform_list`), ``font-size``-like lengths and
+    ``stroke-dasharray`` length lists (else a lower-cased keyword), keyword properties
+    (:data:`KEYWORD_ATTRIBUTES`, lower-cased),
     colours (:func:`vector_gym.svg.color.canonical_color`, CSS Color 4), ``style`` declaration
     lists (:func:`vector_gym.svg.style.style_declarations`: comments and ``!important`` are
     not part of a value, last declaration wins). CSS-wide keywords are lower-cased. A value that
@@ -414,6 +456,27 @@ def normalise_attribute_svg(key: str, value: str) -> str:
     if len(value) <= _CACHE_MAX_LEN:
         return _normalise_svg_cached(key, value)
     return _normalise_svg(key, value)
+
+
+def normalise_declaration_svg(name: str, value: str) -> str:
+    """Default-mode N of one ``style`` declaration: as the attribute, except ``transform``.
+
+    The CSS ``transform`` property has its own grammar (CSS units, commas, case-insensitive
+    names: :func:`vector_gym.svg.transform.normalise_css_transform`), so ``transform:
+    rotate(45deg)`` equals the attribute ``rotate(45)`` and ``transform: rotate(45)``, which
+    browsers drop, is marked invalid.
+
+    Examples
+    --------
+    >>> normalise_declaration_svg("transform", "rotate(45deg)") == normalise_attribute_svg("transform", "rotate(45)")
+    True
+    >>> normalise_declaration_svg("transform", "rotate(45)").startswith(INVALID_MARKER)
+    True
+    """
+    if name == "transform":
+        out = normalise_css_transform(value)
+        return out if out is not None else INVALID_MARKER + value
+    return normalise_attribute_svg(name, value)
 
 
 SVG2 = Dialect("svg2", normalise_attribute_svg, True)

@@ -486,6 +486,10 @@ def parse_path_data(d: str, parity: bool = False) -> PathData:
     params = np.fromiter(
         itertools.chain.from_iterable([row + _PAD[len(row)] for row in rows]), np.float64, n * N_PARAMS
     ).reshape(n, N_PARAMS)
+    if not parity and not np.isfinite(params).all():
+        # SVG 2 §4.2 numbers are finite: ``1e999`` (or a relative sum past the float range) is
+        # not a coordinate. The reference reads it as inf (parity keeps that, spec §16 item 7).
+        raise PathSyntaxError(R_BAD_NUMBER, f"non-finite number or coordinate in {d[:40]!r}")
     k = np.array(kinds, dtype=np.int8)
     params.flags.writeable = False
     k.flags.writeable = False

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from vector_gym.svg.canonical import (
     Node,
+    normalise_declaration_svg,
     style_pieces,
     to_node,  # noqa: F401  (used by the doctests)
 )
@@ -226,7 +227,7 @@ def _base_svg2(node: Node) -> tuple[dict[str, str], tuple[str, ...]]:
         else:
             for name, raw in decls.items():
                 attrs.pop(name, None)
-                attrs[name] = norm(name, raw)
+                attrs[name] = normalise_declaration_svg(name, raw)
     refs = tuple(k for k, v in attrs.items() if _has_reference(k, v))
     node._v = (attrs, refs)
     return node._v

@@ -16,9 +16,29 @@ import tinycss2
 __all__ = ["parse_style_declarations", "style_declarations"]
 
 _CACHE_MAX_LEN = 2048
+MAX_BLOCK_NESTING = 32
+"""Deepest ``(``/``[``/``{`` nesting a ``style`` value may have; deeper is malformed. tinycss2
+serialises nested blocks recursively, so an unbounded depth (``fill:((((…``) would raise
+``RecursionError``; no real declaration nests a tenth as deep."""
+
+
+def _nesting_too_deep(text: str) -> bool:
+    if text.count("(") + text.count("[") + text.count("{") <= MAX_BLOCK_NESTING:
+        return False
+    depth = 0
+    for ch in text:  # an upper bound: brackets inside strings and comments count too
+        if ch in "([{":
+            depth += 1
+            if depth > MAX_BLOCK_NESTING:
+                return True
+        elif ch in ")]}" and depth:
+            depth -= 1
+    return False
 
 
 def _parse(text: str) -> tuple[tuple[str, str, bool], ...] | None:
+    if _nesting_too_deep(text):
+        return None
     out = []
     for item in tinycss2.parse_declaration_list(text, skip_comments=True, skip_whitespace=True):
         if item.type != "declaration":
@@ -46,7 +66,8 @@ def parse_style_declarations(text: str) -> tuple[tuple[str, str, bool], ...] | N
     tuple of (str, str, bool) or None
         ``(lower-cased property name, value text without !important, important flag)`` per
         declaration, duplicates kept; ``None`` when any piece is not a declaration (no ``:``,
-        an empty value, a stray token) — the whole value is then malformed.
+        an empty value, a stray token) or brackets nest deeper than :data:`MAX_BLOCK_NESTING`
+        — the whole value is then malformed.
 
     Examples
     --------

@@ -19,12 +19,14 @@ import re
 
 import numpy as np
 
-from vector_gym.svg.numbers import format_number, scan_numbers
+from vector_gym.svg.numbers import SVG_NUMBER_PATTERN, format_number, scan_numbers
 
 __all__ = [
     "TRANSFORM_ARITY",
     "parse_transform",
     "normalise_transform_list",
+    "parse_css_transform",
+    "normalise_css_transform",
     "transform_to_matrix",
     "matrix_string",
 ]
@@ -184,6 +186,10 @@ def normalise_transform_list(text: str) -> str | None:
         items = parse_transform(text)
     except ValueError:
         return None
+    return _format_items(items)
+
+
+def _format_items(items: list[tuple[str, tuple[float, ...]]]) -> str:
     out = []
     for name, args in items:
         if name == "translate" and len(args) == 1:
@@ -209,3 +215,114 @@ def matrix_string(m: np.ndarray) -> str:
     a = np.asarray(m, dtype=float)
     vals = (a[0, 0], a[1, 0], a[0, 1], a[1, 1], a[0, 2], a[1, 2])
     return "matrix(" + " ".join(format_number(v) for v in vals) + ")"
+
+
+_CSS_ITEM_RE = re.compile(r"[ \t\r\n\f]*([A-Za-z]+)\(([^()]*)\)[ \t\r\n\f]*")
+_CSS_ARG_RE = re.compile("[ \t\r\n\f]*(" + SVG_NUMBER_PATTERN + r")([A-Za-z]*)[ \t\r\n\f]*")
+_ANGLE_TO_DEG = {"deg": 1.0, "grad": 0.9, "turn": 360.0}
+# CSS name (lower case) -> (SVG name, argument kind, allowed counts)
+_CSS_FUNCTIONS = {
+    "matrix": ("matrix", "n", (6,)),
+    "translate": ("translate", "l", (1, 2)),
+    "translatex": ("translate", "l", (1,)),
+    "translatey": ("translate", "l", (1,)),
+    "scale": ("scale", "n", (1, 2)),
+    "scalex": ("scale", "n", (1,)),
+    "scaley": ("scale", "n", (1,)),
+    "rotate": ("rotate", "a", (1,)),
+    "skew": ("skewX", "a", (1, 2)),
+    "skewx": ("skewX", "a", (1,)),
+    "skewy": ("skewY", "a", (1,)),
+}
+
+
+def _css_arg(text: str, kind: str) -> float | None:
+    m = _CSS_ARG_RE.fullmatch(text)
+    if m is None:
+        return None
+    value, unit = float(m.group(1)), m.group(2).lower()
+    if not math.isfinite(value):
+        return None
+    if kind == "n":
+        return value if not unit else None
+    if not unit:  # CSS Values 4: only a zero length or angle may omit its unit
+        return 0.0 if value == 0.0 else None
+    if kind == "l":
+        return value if unit == "px" else None  # other units are not user units
+    factor = 180.0 / math.pi if unit == "rad" else _ANGLE_TO_DEG.get(unit)
+    if factor is None:
+        return None
+    degrees = value * factor
+    return degrees if math.isfinite(degrees) else None
+
+
+def parse_css_transform(text: str) -> list[tuple[str, tuple[float, ...]]] | None:
+    """Read the CSS ``transform`` property (in ``style``) as SVG transform items, or ``None``.
+
+    CSS Transforms 1 §9 grammar, which differs from the attribute's (SVG 2 §8.5): function names
+    are ASCII case-insensitive, arguments are separated by commas, lengths need ``px`` (only
+    ``0`` may omit the unit) and angles need ``deg``, ``grad``, ``rad`` or ``turn``. ``none`` is
+    the identity. ``translateX``/``translateY``/``scaleX``/``scaleY``/``skew`` map to the SVG
+    items they equal. ``None`` for anything a browser would drop, and for what has no
+    user-unit equivalent (``%``, ``em``, ``mm`` lengths; ``skew(a, b)`` with ``b`` ≠ 0; 3-D
+    functions).
+
+    Examples
+    --------
+    >>> parse_css_transform("rotate(0.25turn) translateX(10px)")
+    [('rotate', (90.0,)), ('translate', (10.0, 0.0))]
+    >>> parse_css_transform("rotate(45)") is None, parse_css_transform("translate(1em)") is None
+    (True, True)
+    >>> parse_css_transform(" None ")
+    []
+    """
+    if not isinstance(text, str):
+        return None
+    if text.strip(" \t\r\n\f").lower() == "none":
+        return []
+    out: list[tuple[str, tuple[float, ...]]] = []
+    pos, n = 0, len(text)
+    while pos < n:
+        m = _CSS_ITEM_RE.match(text, pos)
+        if m is None:
+            return None
+        spec = _CSS_FUNCTIONS.get(m.group(1).lower())
+        if spec is None:
+            return None
+        name, kind, counts = spec
+        pieces = m.group(2).split(",")
+        if len(pieces) not in counts:
+            return None
+        args = [_css_arg(p, kind) for p in pieces]
+        if any(a is None for a in args):
+            return None
+        low = m.group(1).lower()
+        if low == "translatex":
+            args = [args[0], 0.0]
+        elif low == "translatey":
+            args = [0.0, args[0]]
+        elif low == "scalex":
+            args = [args[0], 1.0]
+        elif low == "scaley":
+            args = [1.0, args[0]]
+        elif low == "skew" and len(args) == 2:
+            if args[1] != 0.0:
+                return None
+            args = args[:1]
+        out.append((name, tuple(args)))
+        pos = m.end()
+    return out if out else None
+
+
+def normalise_css_transform(text: str) -> str | None:
+    """:func:`normalise_transform_list` spelling of a CSS ``transform`` value, or ``None``.
+
+    So ``style="transform: rotate(45deg)"`` and ``transform="rotate(45)"`` spell the same list.
+
+    Examples
+    --------
+    >>> normalise_css_transform("scale(2) rotate(90deg)") == normalise_transform_list("scale(2) rotate(90)")
+    True
+    """
+    items = parse_css_transform(text)
+    return None if items is None else _format_items(items)

@@ -13,7 +13,6 @@ Usage::
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "render" / "conformance"
@@ -132,7 +131,7 @@ def cases():
         yield "structure", f"root-par-{par.replace(' ', '-')}", doc(f"root preserveAspectRatio {par}", '<rect width="20" height="10" fill="navy"/><circle cx="10" cy="5" r="5" fill="orange"/>', f'viewBox="0 0 20 10" preserveAspectRatio="{par}"')
     yield "structure", "root-no-viewbox", doc("root with width/height and no viewBox", '<rect width="32" height="32" fill="green"/>', 'width="64" height="64"')
     yield "structure", "root-mm", doc("root with width/height in mm", '<rect width="10" height="10" fill="green"/>', 'width="20mm" height="20mm"')
-    yield "structure", "svg-prefixed", f'<svg:svg xmlns:svg="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><svg:title>prefixed SVG namespace</svg:title><svg:rect width="32" height="32" fill="green"/></svg:svg>\n'
+    yield "structure", "svg-prefixed", '<svg:svg xmlns:svg="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><svg:title>prefixed SVG namespace</svg:title><svg:rect width="32" height="32" fill="green"/></svg:svg>\n'
     yield "structure", "a-element", doc("an a element draws its content", '<a href="https://example.org"><rect x="8" y="8" width="48" height="48" fill="blue"/></a>')
     yield "structure", "foreign-metadata", doc("editor metadata is ignored", '<metadata><x xmlns="urn:x">1</x></metadata><rect x="8" y="8" width="48" height="48" fill="blue" xmlns:i="urn:i" i:foo="1"/>')
     yield "structure", "defs-not-drawn", doc("defs content is not drawn", '<defs><rect width="64" height="64" fill="red"/></defs><circle cx="32" cy="32" r="10"/>')

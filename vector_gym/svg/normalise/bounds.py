@@ -6,7 +6,7 @@ from lxml import etree
 
 from vector_gym.svg.normalise.common import _href, _id_map, _ref_id
 from vector_gym.svg.numbers import SVG_NUMBER_RE
-from vector_gym.svg.parse import local_name, parse_svg
+from vector_gym.svg.parse import local_name
 
 
 DEFAULT_MAX_USE_EXPANSION = 200_000

@@ -8,7 +8,7 @@ from lxml import etree
 
 from vector_gym.svg.normalise.common import _URL_RE, _url
 from vector_gym.svg.normalise.data_uri import raster_size
-from vector_gym.svg.parse import local_name, parse_svg, read_attributes
+from vector_gym.svg.parse import local_name, read_attributes
 
 
 _IMPORT_RE = re.compile(r"@import", re.I)

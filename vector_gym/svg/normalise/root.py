@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from vector_gym.svg.normalise.common import _fmt
 from vector_gym.svg.normalise.units import _abs_length
-from vector_gym.svg.parse import parse_svg
 from vector_gym.svg.viewbox import parse_viewbox
 
 

@@ -9,7 +9,6 @@ from lxml import etree
 from vector_gym.errors import SVGParseError
 from vector_gym.svg.normalise.common import _S, _matrix_str
 from vector_gym.svg.normalise.transforms import css_transform
-from vector_gym.svg.parse import parse_svg
 
 
 _SIMPLE_STYLE_RE = re.compile(r"[()\"'\\/!{}@]")

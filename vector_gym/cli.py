@@ -477,18 +477,21 @@ def _eval_suite(args: argparse.Namespace, suite: Any, many: bool) -> tuple[list[
                 else {}
             )
             if args.ray:  # generation and scoring on a Ray cluster: same run file, rows, resume
-                from vector_gym.integrations.ray import policy_name, rollout_to_file
+                from vector_gym.integrations.ray import policy_name, rollout_to_file, run_fingerprint_for
 
                 if args.action_format != "svg" or args.max_turns != 1:
                     raise ConfigError("--ray runs single-turn SVG answers; run --action-format "
                                       "patch or --max-turns K evals without --ray")
-                out = _default_out(args, _alias(suite), tasks, policy_name(spec))
+                fp = run_fingerprint_for(suite, tasks, spec, env=env, policy_options=extra)
+                out = _default_out(args, _alias(suite), tasks, policy_name(spec), fp)
                 if args.out:
                     out = Path(args.out) if not many else Path(args.out).with_suffix(f".{suite.name}.jsonl")
+                if args.new_run:
+                    out = new_run_path(out, fp)
                 run_files.append(out)
                 rows.extend(rollout_to_file(env, suite, spec, out, tasks=tasks, n=args.n,
                                             address=args.ray, batch_size=args.batch_size,
-                                            policy_options=extra))
+                                            policy_options=extra, force=args.force))
                 continue
             policy = make_policy(spec, tasks, **extra)
             check_action_format(policy, args.action_format)

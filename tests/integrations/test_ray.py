@@ -25,6 +25,7 @@ pytest.importorskip("ray.data", reason='Ray scale-out tests need the [ray] extra
 from vector_gym.cli import load_outcomes, main  # noqa: E402
 from vector_gym.integrations import ray as vray  # noqa: E402
 from vector_gym.rewards.spec import score_many  # noqa: E402
+from vector_gym.rollout import read_rows  # noqa: E402
 from vector_gym.suites import get_suite  # noqa: E402
 from vector_gym.tasks.vector_bench import load_vector_bench  # noqa: E402
 
@@ -265,7 +266,12 @@ def test_cli_eval_ray_same_table_and_resumes(cluster, tmp_path, capsys):
     assert main([*args, "--runs-dir", str(ray_dir), "--ray", cluster.address]) == 0
     assert capsys.readouterr().out == local
     files = sorted(ray_dir.rglob("*.jsonl"))
-    assert [f.name for f in files] == ["identity.jsonl", "oracle.jsonl"]
+    local_files = sorted((tmp_path / "local").rglob("*.jsonl"))
+    # same run fingerprint as the local eval: same fingerprinted file names and run ids
+    assert [f.name for f in files] == [f.name for f in local_files]
+    assert [f.name.split("-")[0] for f in files] == ["identity", "oracle"]
+    assert [{r["run_id"] for r in read_rows(f)} for f in files] == [
+        {r["run_id"] for r in read_rows(f)} for f in local_files]
     before = [f.read_text() for f in files]
     assert main([*args, "--runs-dir", str(ray_dir), "--ray", cluster.address]) == 0  # resume
     assert capsys.readouterr().out == local

@@ -649,9 +649,11 @@ class _GenerateBatch:
     """Ray Data stateful UDF: a policy held in an actor answers batches of task rows."""
 
     def __init__(self, ref: SuiteRef, policy_spec: str, n: int, action_format: str,
-                 policy_options: Mapping[str, Any], env_id: str) -> None:
+                 policy_options: Mapping[str, Any], env_id: str,
+                 fingerprint: Mapping[str, Any] | None = None) -> None:
         self.suite = ref.build()
         self.env_id = env_id
+        self.fingerprint = fingerprint
         self.spec = policy_spec
         self.n = n
         self.action_format = action_format
@@ -689,6 +691,7 @@ class _GenerateBatch:
                     "max_tokens": int(budget(o)) if callable(budget) else None,
                     "elapsed_s": round(share, 6),
                 }
+                row.update(_run_fields(self.fingerprint))
                 keys.append(row_key(row))
                 ids.append(row["task_id"])
                 out.append(_dumps(row))
@@ -717,7 +720,8 @@ def vllm_preprocess(row: Mapping[str, Any], *, suite: Any, action_format: str = 
             "max_tokens": budget, "messages": messages, "sampling_params": params}
 
 
-def vllm_postprocess(row: Mapping[str, Any], *, env_id: str, policy_name: str) -> dict[str, Any]:
+def vllm_postprocess(row: Mapping[str, Any], *, env_id: str, policy_name: str,
+                     fingerprint: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Our rollout row (wire layout) from one ``ray.data.llm`` output row.
 
     Reads ``generated_text``, ``num_input_tokens``, ``num_generated_tokens`` (Ray's vLLM
@@ -740,8 +744,48 @@ def vllm_postprocess(row: Mapping[str, Any], *, env_id: str, policy_name: str) -
         "completion_tokens": None if error else int(n_out or 0),
         "finish_reason": reason, "truncated": reason == "length", "max_tokens": max_tokens,
         "elapsed_s": None,
+        **_run_fields(fingerprint),
     }
     return {"key": row_key(out), "task_id": out["task_id"], "row": _dumps(out)}
+
+
+def _run_fields(fingerprint: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``run_id`` and ``run`` as :class:`vector_gym.runfile.RunWriter` records them."""
+    if fingerprint is None:
+        return {}
+    from vector_gym.runfile import fingerprint_id
+
+    return {"run_id": fingerprint_id(fingerprint), "run": dict(fingerprint)}
+
+
+def run_fingerprint_for(suite: Any, tasks: Sequence[Any], policy_spec: str, *,
+                        env: Any = None, env_id: str | None = None,
+                        policy_options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The run fingerprint (:func:`vector_gym.runfile.run_fingerprint`) of a Ray rollout.
+
+    The evaluator controls are built on the driver (cheap), so their fingerprint equals the
+    one a local ``vector-gym eval`` writes; model policies are described by their spec and
+    sampling options (the model's weights are fingerprinted from a local ``hf:PATH`` folder),
+    without loading them on the driver.
+    """
+    from types import SimpleNamespace
+
+    from vector_gym.runfile import run_fingerprint
+
+    options = dict(policy_options or {})
+    kind = policy_spec.partition(":")[0]
+    if kind in _TARGET_READING or kind in ("identity",):
+        from vector_gym.policies import make_policy
+
+        policy: Any = make_policy(policy_spec, list(tasks))
+    else:
+        keep = ("temperature", "top_p", "seed", "native_n", "max_tokens", "max_new_tokens")
+        policy = SimpleNamespace(name=_policy_name(policy_spec),
+                                 **{k: options[k] for k in keep if options.get(k) is not None})
+    if env is None:  # a stand-in with what the fingerprint reads of an env
+        tasks = [suite.get_task(t) if isinstance(t, str) else t for t in tasks]
+        env = SimpleNamespace(env_id=env_id or suite.env_id, suite=suite, tasks=tasks)
+    return run_fingerprint(env, policy, spec=policy_spec)
 
 
 def _task_rows(tasks: Any, n: int, done: set[str], env_id: str, policy_name: str,
@@ -773,6 +817,7 @@ def rollout_dataset(
     vllm: Mapping[str, Any] | None = None,
     score: bool = True,
     env_id: str | None = None,
+    fingerprint: Mapping[str, Any] | None = None,
     **suite_options: Any,
 ) -> Any:
     """Generate answers for tasks with a policy over the cluster, then score them (lazy).
@@ -824,11 +869,15 @@ def rollout_dataset(
     options = dict(policy_options or {})
     policy_name = policy_name or _policy_name(policy_spec)
     env_id = env_id or s.env_id
+    if fingerprint is None:  # rows carry run_id and run, as vector-gym eval writes them
+        fingerprint = run_fingerprint_for(s, list(tasks), policy_spec, env_id=env_id,
+                                          policy_options=options)
     done = set(skip_keys)
     rows = _task_rows(tasks, n, done, env_id, policy_name, int(options.get("seed", 0)))
     ds = from_rows(rows, rows_per_block=batch_size)
     if kind == "vllm":
-        gen = _vllm_stage(ds, ref, arg, action_format, options, policy_name, dict(vllm or {}), env_id)
+        gen = _vllm_stage(ds, ref, arg, action_format, options, policy_name, dict(vllm or {}), env_id,
+                          fingerprint)
     else:
         if concurrency is None:
             concurrency = max(1, int(_cluster_cpus() // max(num_cpus, 1e-9)))
@@ -839,7 +888,7 @@ def rollout_dataset(
             _GenerateBatch,
             fn_constructor_kwargs={"ref": ref, "policy_spec": policy_spec, "n": n,
                                    "action_format": action_format, "policy_options": options,
-                                   "env_id": env_id},
+                                   "env_id": env_id, "fingerprint": fingerprint},
             batch_size=int(batch_size), batch_format="pyarrow",
             compute=ActorPoolStrategy(min_size=lo, max_size=hi), num_cpus=num_cpus,
         )
@@ -849,7 +898,8 @@ def rollout_dataset(
 
 
 def _vllm_stage(ds: Any, ref: SuiteRef, model: str, action_format: str,
-                options: Mapping[str, Any], policy_name: str, config: dict[str, Any], env_id: str) -> Any:
+                options: Mapping[str, Any], policy_name: str, config: dict[str, Any], env_id: str,
+                fingerprint: Mapping[str, Any] | None = None) -> Any:
     try:
         from ray.data.llm import build_processor, vLLMEngineProcessorConfig
     except ImportError as exc:
@@ -875,7 +925,7 @@ def _vllm_stage(ds: Any, ref: SuiteRef, model: str, action_format: str,
                                sampling=sampling, max_tokens=max_tokens)
 
     def post(row: dict[str, Any]) -> dict[str, Any]:
-        return vllm_postprocess(row, env_id=env_id, policy_name=policy_name)
+        return vllm_postprocess(row, env_id=env_id, policy_name=policy_name, fingerprint=fingerprint)
 
     config.setdefault("concurrency", 1)
     config.setdefault("batch_size", 32)
@@ -939,7 +989,8 @@ def rescore_outcomes(rows: Sequence[Mapping[str, Any]], tasks: Sequence[Any], *,
 def rollout_to_file(env: Any, suite: Any, spec: str, out_path: str | Path, *,
                     tasks: Sequence[Any] | None = None, n: int = 1,
                     address: str | None = "auto", batch_size: int = 8,
-                    policy_options: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+                    policy_options: Mapping[str, Any] | None = None,
+                    force: bool = False) -> list[dict[str, Any]]:
     """``vector-gym eval --ray``: :func:`vector_gym.rollout.rollout` over a cluster.
 
     Appends the rows to the same run file, resumes the same way (finished keys are skipped,
@@ -952,8 +1003,9 @@ def rollout_to_file(env: Any, suite: Any, spec: str, out_path: str | Path, *,
         A patch-action or multi-turn env (those episodes run in the env: use ``eval`` without
         ``--ray``).
     """
-    from vector_gym.rollout import env_name, read_rows
+    from vector_gym.rollout import env_name
     from vector_gym.rollout import row_key as rollout_key
+    from vector_gym.runfile import RunWriter
     from vector_gym.summary import is_error_row
 
     base = getattr(env, "unwrapped", env)
@@ -962,22 +1014,25 @@ def rollout_to_file(env: Any, suite: Any, spec: str, out_path: str | Path, *,
     name = env_name(env)
     tasks = list(base.tasks) if tasks is None else list(tasks)
     ref = _ref_with_tasks(suite, tasks)
-    out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
     pname = _policy_name(spec)
-    have = {rollout_key(r): r for r in read_rows(out_path, repair=True)}
-    done = {row_key(r) for r in have.values() if not is_error_row(r)}
-    connect(address)
-    ds = rollout_dataset(tasks, ref, spec, n=n, batch_size=batch_size, skip_keys=done,
-                         policy_options=policy_options, policy_name=pname, env_id=name)
-    with open(out_path, "a", encoding="utf-8") as fh:
+    fp = run_fingerprint_for(base.suite if hasattr(base, "suite") else ref.build(), tasks, spec,
+                             env=env, policy_options=policy_options)
+    # The one writer of the file (lock, torn-line repair, fingerprint check), as the local eval.
+    writer = RunWriter(out_path, fp, force=force)
+    try:
+        writer.check_fingerprint(name, pname)
+        have = {rollout_key(r): r for r in writer.rows}
+        done = {row_key(r) for r in have.values() if not is_error_row(r)}
+        connect(address)
+        ds = rollout_dataset(tasks, ref, spec, n=n, batch_size=batch_size, skip_keys=done,
+                             policy_options=policy_options, policy_name=pname, env_id=name,
+                             fingerprint=fp)
         for batch in ds.iter_batches(batch_format="pyarrow"):
             for text in batch.column("row").to_pylist():
-                row = json.loads(text)
-                fh.write(_dumps(row) + "\n")
+                row = writer.append(json.loads(text))
                 have[rollout_key(row)] = row
-            fh.flush()
-            os.fsync(fh.fileno())
+    finally:
+        writer.close()
     return [have[(name, t.task_id, pname, i)] for t in tasks for i in range(n)]
 
 

@@ -38,31 +38,8 @@ _PATH_PREFIX_RE = re.compile(
 _ARC_CMD_RE = re.compile(r"[Aa]" + _W + _ARC + "(?:" + _SEP + _ARC + ")*+")
 
 
-_ARC_ONE_RE = re.compile(
-    "("
-    + _N
-    + ")"
-    + _SEP
-    + "("
-    + _N
-    + ")"
-    + _SEP
-    + "("
-    + _N
-    + ")"
-    + _SEP
-    + "([01])"
-    + _SEP
-    + "([01])"
-    + _SEP
-    + "("
-    + _N
-    + ")"
-    + _SEP
-    + "("
-    + _N
-    + ")"
-)
+# One arc argument set, captured: rx ry x-axis-rotation large-arc-flag sweep-flag x y.
+_ARC_ONE_RE = re.compile(_SEP.join(["(" + _N + ")"] * 3 + ["([01])"] * 2 + ["(" + _N + ")"] * 2))
 
 
 def _fix_arc(m: re.Match) -> str:

@@ -165,8 +165,80 @@ def use_cycle(by_id: dict[str, list[Node]], uses: list[tuple[Node, str]]) -> boo
 _attr_verdict_cached = functools.lru_cache(maxsize=1 << 16)(_attr_verdict_uncached)
 
 
+def _element_verdict(
+    attrib: dict[str, str], parity: bool
+) -> tuple[dict[str, str], frozenset[str], tuple[str, ...], int]:
+    """One element's §10 rule 3-4 verdict: (C map, failed codes, referenced ids, value chars).
+
+    The C map is N(key, value) per attribute in attribute order (what
+    :func:`vector_gym.svg.canonical.canonical_attributes` caches on the node).
+    """
+    c: dict[str, str] = {}
+    codes: set[str] = set()
+    refs: list[str] = []
+    chars = 0
+    overridden = not parity and XLINK_HREF in attrib and "href" in attrib
+    verdict = _attr_verdict_cached
+    for key, value in attrib.items():
+        chars += len(value)
+        if overridden and key == XLINK_HREF:
+            c[key] = SVG2.normalise(key, value)
+            continue  # plain href wins (SVG 2 §5.7): the overridden one links nothing
+        if len(value) > 2048:
+            norm, code, r = _attr_verdict_uncached(key, value, parity)
+        else:
+            norm, code, r = verdict(key, value, parity)
+        c[key] = norm
+        if code is not None:
+            codes.add(code)
+        if r:
+            refs.extend(r)
+    return c, frozenset(codes), tuple(refs), chars
+
+
+class _ElementMemo:
+    """Element verdicts by raw attribute list, one table per mode (a hit is one dict lookup).
+
+    Documents repeat their task's elements (every unchanged element of the source or target),
+    so the per-attribute work of :func:`_element_verdict` is done once per distinct attribute
+    list. Bounded: an element whose values exceed :data:`MAX_CHARS` characters is never stored,
+    and a table is emptied when it holds :data:`MAX_ENTRIES` elements or :data:`MAX_TOTAL`
+    value characters.
+    """
+
+    MAX_ENTRIES = 1 << 14
+    MAX_CHARS = 4096
+    MAX_TOTAL = 1 << 23
+
+    __slots__ = ("tables", "totals")
+
+    def __init__(self) -> None:
+        self.tables: tuple[dict, dict] = ({}, {})
+        self.totals = [0, 0]
+
+    def store(self, parity: bool, key: tuple, value: tuple) -> None:
+        chars = value[3]
+        if chars > self.MAX_CHARS:
+            return
+        table = self.tables[parity]
+        if len(table) >= self.MAX_ENTRIES or self.totals[parity] + chars > self.MAX_TOTAL:
+            table.clear()
+            self.totals[parity] = 0
+        table[key] = value
+        self.totals[parity] += chars
+
+    def clear(self) -> None:
+        for table in self.tables:
+            table.clear()
+        self.totals[:] = [0, 0]
+
+
+_MEMO = _ElementMemo()
+_USE_TAG = "{http://www.w3.org/2000/svg}use"
+
+
 def check_validity(
-    root: Node | None, parity: bool
+    root: Node | None, parity: bool, nodes: list[Node] | None = None
 ) -> tuple[bool, tuple[str, ...], dict[str, list[Node]]]:
     """valid(S), the failed rules' detail codes, and every node per ``id`` (spec §10 rules 1–4).
 
@@ -178,6 +250,9 @@ def check_validity(
         ``True``: the reference's rules (:data:`vector_gym.svg.canonical.REFERENCE` dialect);
         ``False``: default mode (SVG 2 grammars, plus ``no_svg_namespace``, ``invalid_number``
         and ``use_cycle``). Must match the dialect ``root`` was built with.
+    nodes : list of Node, optional
+        Every node of ``root``'s tree in document order, root first (as
+        :func:`vector_gym.svg.canonical.parse_node` returns them); walked instead of the tree.
 
     Returns
     -------
@@ -196,19 +271,25 @@ def check_validity(
     refs: list[str] = []
     uses: list[tuple[Node, str]] = []
     svg2 = not parity
-    verdict = _attr_verdict_cached
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.children:
-            stack.extend(reversed(node.children))
+    table = _MEMO.tables[parity]
+    store = _MEMO.store
+    get_ids = by_id.get
+    for node in nodes if nodes is not None else root.iter():
         attrib = node.attrib
-        if not attrib:
-            node._c = {}
-        else:
+        if attrib:
+            key = tuple(attrib.items())
+            hit = table.get(key)
+            if hit is None:
+                hit = _element_verdict(attrib, parity)
+                store(parity, key, hit)
+            node._c = hit[0]
+            if hit[1]:
+                bad.update(hit[1])
+            if hit[2]:
+                refs.extend(hit[2])
             i = attrib.get("id")
             if i is not None:
-                lst = by_id.get(i)
+                lst = get_ids(i)
                 if lst is None:
                     by_id[i] = [node]
                     if not i:
@@ -216,29 +297,15 @@ def check_validity(
                 else:
                     lst.append(node)
                     bad.add(F.DUPLICATE_ID)
-            c: dict[str, str] = {}
-            overridden = svg2 and XLINK_HREF in attrib and "href" in attrib
-            for key, value in attrib.items():
-                if overridden and key == XLINK_HREF:
-                    c[key] = SVG2.normalise(key, value)
-                    continue  # plain href wins (SVG 2 §5.7): the overridden one links nothing
-                if len(value) > 2048:
-                    norm, code, r = _attr_verdict_uncached(key, value, parity)
-                else:
-                    norm, code, r = verdict(key, value, parity)
-                c[key] = norm
-                if code is not None:
-                    bad.add(code)
-                if r:
-                    refs.extend(r)
-            node._c = c
-            if svg2 and node.tag == "{http://www.w3.org/2000/svg}use":
+            if svg2 and node.tag == _USE_TAG:
                 h = attrib.get("href")
                 if h is None:
                     h = attrib.get(XLINK_HREF)
                 r = local_href(h) if h is not None else None
                 if r:
                     uses.append((node, r))
+        else:
+            node._c = {}
         text = node.text
         if text and "(" in text and local_name(node.tag) == "style":
             refs.extend(m.group(2) for m in URL_REFERENCE_RE.finditer(text))

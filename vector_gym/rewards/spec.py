@@ -68,7 +68,15 @@ from vector_gym.rewards._spec_lookup import IdIndex, corresponding, read_value
 from vector_gym.rewards._spec_mask import mask_produced, target_states
 from vector_gym.rewards._spec_validity import check_validity
 from vector_gym.rewards.report import CheckReport, SpecReport
-from vector_gym.svg.canonical import REFERENCE, SVG2, Node, canonical_equal, to_node
+from vector_gym.svg.canonical import (
+    REFERENCE,
+    SVG2,
+    Node,
+    canonical_equal,
+    parse_node,
+    release,
+    to_node,
+)
 from vector_gym.svg.color import COLOR_ATTRIBUTES
 from vector_gym.svg.extract import extract_svg
 from vector_gym.svg.geometry import path_distance
@@ -343,20 +351,28 @@ class SpecScorer:
             text = produced_svg
         else:
             detail.append(F.NOT_TEXT)
+        nodes: list[Node] = []
         if text is not None:
             try:
-                root = to_node(parse_svg(text, self.produced_limits), dialect=self.dialect)
+                root, nodes = parse_node(text, self.produced_limits, self.dialect)
             except SVGParseError as exc:
                 detail.append(exc.reason if exc.reason in F.DETAIL_CODES else F.NOT_WELL_FORMED)
             except (RecursionError, MemoryError, ValueError):  # defensive: never raise
                 detail.append(F.NOT_WELL_FORMED)
-        return self._score_tree(root, text, detail)
+        try:
+            return self._score_tree(root, text, detail, nodes)
+        finally:
+            # The produced tree is private to this call: free it now (its parent links are
+            # cycles), so the next score reuses warm memory instead of the GC sweeping later.
+            release(nodes)
 
-    def _score_tree(self, P: Node | None, text: str | None, detail: list[str]) -> SpecReport:
+    def _score_tree(
+        self, P: Node | None, text: str | None, detail: list[str], nodes: list[Node] | None = None
+    ) -> SpecReport:
         parity = self.parity
         T = self.target
         t_index = self.t_index
-        valid, vdetail, by_id = check_validity(P, parity)
+        valid, vdetail, by_id = check_validity(P, parity, nodes or None)
         detail.extend(vdetail)
         if not self.target_valid:
             detail.append(F.TARGET_INVALID)

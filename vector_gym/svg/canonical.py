@@ -70,7 +70,15 @@ from vector_gym.svg.numbers import (
     normalise_svg_number,
     scan_numbers,
 )
-from vector_gym.svg.parse import fold_ws, local_name, read_attributes
+from vector_gym.svg.parse import (
+    ParseLimits,
+    fold_ws,
+    local_name,
+    parse_svg_unprobed,
+    read_attributes,
+    too_deep,
+    too_many_elements,
+)
 from vector_gym.svg.path_data import normalise_path_data
 from vector_gym.svg.reference_dialect import (  # re-exported: the names predate the dialect split
     INVALID_MARKER,
@@ -100,6 +108,8 @@ __all__ = [
     "NUMBER_PATTERN",
     "Node",
     "to_node",
+    "parse_node",
+    "release",
     "normalise_attribute",
     "normalise_number",
     "is_number",
@@ -243,6 +253,113 @@ def to_node(element: Any, parent: Node | None = None, dialect: Dialect | None = 
             if len(c):
                 stack.append((c, n))
     return top
+
+
+_FEW_ATTRIBUTES_TOTAL = 1024
+"""A document with at most this many ``=`` characters has no element with more attributes, so
+lxml's quadratic ``items()`` costs at most ~0.5 M name comparisons: :func:`parse_node` then reads
+every element with ``items()`` and skips :func:`read_attributes`' per-element count."""
+
+_new_node = object.__new__
+_PARSE_DEFAULTS = ParseLimits()
+
+
+def parse_node(
+    text: str | bytes, limits: ParseLimits | None = None, dialect: Dialect | None = None
+) -> tuple[Node, list[Node]]:
+    """:func:`vector_gym.svg.parse.parse_svg` then :func:`to_node`, in one walk (spec §3).
+
+    The verdicts and error reasons are those of ``to_node(parse_svg(text, limits), ...)``; the
+    element-count and depth limits are applied while the tree is converted instead of by two
+    extra XPath probes (an element count above ``max_elements`` is reported first, as
+    :func:`~vector_gym.svg.parse.parse_svg` does).
+
+    Parameters
+    ----------
+    text : str or bytes
+    limits : ParseLimits, optional
+    dialect : Dialect, optional
+        :data:`SVG2` (default) or :data:`REFERENCE`.
+
+    Returns
+    -------
+    (Node, list of Node)
+        The root and every node of the tree in document (pre-)order, root first. The tree holds
+        parent links (reference cycles): a caller done with it can call :func:`release` to free
+        it at once instead of leaving it to the cyclic garbage collector.
+
+    Raises
+    ------
+    vector_gym.errors.SVGParseError
+        As :func:`~vector_gym.svg.parse.parse_svg`.
+    """
+    lim = limits if limits is not None else _PARSE_DEFAULTS
+    element, data = parse_svg_unprobed(text, lim)
+    if dialect is None:
+        dialect = SVG2
+    few = data.count(b"=") <= _FEW_ATTRIBUTES_TOTAL
+    max_elements = lim.max_elements
+    max_depth = lim.max_depth if lim.max_depth < 256 else 1 << 30  # libxml2 enforced 256
+    new = _new_node
+    top = new(Node)
+    top.tag = element.tag
+    top.attrib = dict(element.items()) if few else read_attributes(element)
+    top.text = element.text or ""
+    top.tail = element.tail or ""
+    top.children = []
+    top.parent = None
+    top.dialect = dialect
+    top._c = None
+    top._v = None
+    order = []
+    add = order.append
+    stack: list[tuple[Any, Node, int]] = [(element if len(element) else None, top, 1)]
+    pop, push = stack.pop, stack.append
+    count = 1
+    while stack:
+        el, node, depth = pop()
+        add(node)
+        if el is None:
+            continue
+        if depth >= max_depth:  # a child at depth max_depth + 1 (root = 1)
+            n = int(element.xpath("count(//*)"))
+            if n > max_elements:
+                raise too_many_elements(lim, n)
+            raise too_deep(lim)
+        kids = node.children
+        pending = []
+        for c in el:
+            tag = c.tag
+            if tag.__class__ is not str:  # comment / PI / entity nodes are not part of the model
+                continue
+            n = new(Node)
+            n.tag = tag
+            n.attrib = dict(c.items()) if few else read_attributes(c)
+            n.text = c.text or ""
+            n.tail = c.tail or ""
+            n.children = []
+            n.parent = node
+            n.dialect = dialect
+            n._c = None
+            n._v = None
+            kids.append(n)
+            pending.append((c if len(c) else None, n, depth + 1))
+        count += len(kids)
+        if count > max_elements:
+            raise too_many_elements(lim, int(element.xpath("count(//*)")))
+        pending.reverse()
+        stack.extend(pending)
+    return top, order
+
+
+def release(nodes: list[Node]) -> None:
+    """Break the parent links of ``nodes`` (all of one tree) so reference counting frees it.
+
+    The nodes stay readable (children, attributes) but no longer know their parents; call this
+    only when the tree is no longer used.
+    """
+    for n in nodes:
+        n.parent = None
 
 
 # --------------------------------------------------------------------------------------------

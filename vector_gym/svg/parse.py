@@ -184,6 +184,24 @@ def parse_svg(text: str | bytes, limits: ParseLimits | None = None) -> etree._El
     vector_gym.errors.SVGParseError: empty: the document is empty or whitespace only
     """
     lim = limits if limits is not None else _DEFAULT_LIMITS
+    root, _data = parse_svg_unprobed(text, lim)
+    check_shape(root, lim)
+    return root
+
+
+def parse_svg_unprobed(text: str | bytes, lim: ParseLimits) -> tuple[etree._Element, bytes]:
+    """:func:`parse_svg` without the element-count and depth probes (:func:`check_shape`).
+
+    For callers that walk the whole tree anyway and apply the same two limits during their walk
+    (:func:`vector_gym.svg.canonical.parse_node`), so the probes cost nothing extra. Every other
+    check (size, encoding, emptiness, entity declarations, well-formedness, libxml2's own depth
+    limit, undefined entities) is done here, with the same reasons and messages.
+
+    Returns
+    -------
+    (lxml.etree._Element, bytes)
+        The root and the UTF-8 bytes that were parsed.
+    """
     if isinstance(text, str):
         # UTF-8 needs at least one byte per character: a cheap O(1) early rejection.
         if len(text) > lim.max_bytes:
@@ -222,12 +240,27 @@ def parse_svg(text: str | bytes, limits: ParseLimits | None = None) -> etree._El
         # An external DTD is declared but never loaded: libxml2 keeps an unresolved entity
         # reference where expat raises "undefined entity".
         raise _fail(NOT_WELL_FORMED, "undefined entity (the DTD is never loaded)")
+    return root, data
+
+
+def check_shape(root: etree._Element, lim: ParseLimits) -> None:
+    """Raise :data:`TOO_MANY_ELEMENTS` or :data:`TOO_DEEP` (in that order) for a parsed tree."""
     n = int(root.xpath("count(//*)"))
     if n > lim.max_elements:
-        raise _fail(TOO_MANY_ELEMENTS, f"expected at most {lim.max_elements} elements, got {n}")
+        raise too_many_elements(lim, n)
     if lim.max_depth < 256 and root.xpath("boolean(/*" + "/*" * lim.max_depth + ")"):
-        raise _fail(TOO_DEEP, f"expected nesting depth <= {lim.max_depth}")
-    return root
+        raise too_deep(lim)
+
+
+def too_many_elements(lim: ParseLimits, n: int | None = None) -> SVGParseError:
+    """The :data:`TOO_MANY_ELEMENTS` error of :func:`parse_svg` (``n`` = elements, if counted)."""
+    got = f", got {n}" if n is not None else ""
+    return _fail(TOO_MANY_ELEMENTS, f"expected at most {lim.max_elements} elements{got}")
+
+
+def too_deep(lim: ParseLimits) -> SVGParseError:
+    """The :data:`TOO_DEEP` error of :func:`parse_svg` for ``lim.max_depth``."""
+    return _fail(TOO_DEEP, f"expected nesting depth <= {lim.max_depth}")
 
 
 def _strip_location(msg: str) -> str:

@@ -305,3 +305,36 @@ def test_overflowing_path_number_is_invalid_in_default_mode(number):
     assert r.detail == ("invalid_path_syntax",)
     target_task = make_task(target=produced, source=produced, edits=[], protected=[])
     assert score(target_task, produced).reward == 0.0
+
+
+PATH_TARGET = TARGET.replace("</svg>", '<path id="curve" d="M10 10 L50 50"/></svg>')
+PATH_SOURCE = PATH_TARGET.replace("L50 50", "L60 40")
+PATH_TASK = make_task(
+    target=PATH_TARGET,
+    source=PATH_SOURCE,
+    edits=[{"part": "curve", "attribute": "d", "before": "M10 10 L60 40", "after": "M10 10 L50 50"}],
+    protected=["keep"],
+)
+
+
+@pytest.mark.parametrize(
+    "d",
+    [
+        "M0 0 L1e200 1e200",  # a line whose squared length overflows a float
+        "M1e200 0 L0 0 Z",  # the closing line of Z
+        "M0 0 H1e200 V1e200",
+        "M0 0 Q1e200 0 1e200 1e200",  # a quadratic's closed form
+        "M0 0 Q1e200 0 0 0",  # the collinear fallback
+        "M0 0 C1e200 0 0 1e200 1 1",
+        "M0 0 A1e200 1e200 0 0 1 1e200 0",
+    ],
+)
+@pytest.mark.parametrize("parity", [False, True])
+def test_huge_finite_path_coordinates(d, parity):
+    # Coordinates near 1e200 are finite SVG numbers, but Python's float ``**`` raised
+    # OverflowError out of the line and quadratic lengths (the reference crashes the same way).
+    r = score(PATH_TASK, PATH_TARGET.replace("M10 10 L50 50", d), parity)
+    assert r.reward == 0.0 and r.repair_pass is False
+    (check,) = r.checks
+    assert check.comparison == "path-shape" and check.passed is False
+    json.dumps(r.to_dict(), allow_nan=False)

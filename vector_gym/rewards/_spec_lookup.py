@@ -30,12 +30,18 @@ class IdIndex:
 
     Holds every node per id in document order; a lookup returns the first one that is still
     attached to ``root`` and still carries the id, so masking removals are honoured.
+
+    ``pristine`` (True on construction) promises that the tree has not been changed since the
+    index was built, so the first node of each id is the answer; code that removes nodes or
+    changes ids under an index (masking, :func:`vector_gym.rewards._spec_mask.mask_produced`)
+    sets it to False first.
     """
 
-    __slots__ = ("root", "_by_id")
+    __slots__ = ("root", "_by_id", "pristine")
 
     def __init__(self, root: Node, by_id: dict[str, list[Node]] | None = None) -> None:
         self.root = root
+        self.pristine = True
         if by_id is not None:
             self._by_id = by_id
             return
@@ -57,6 +63,8 @@ class IdIndex:
         lst = self._by_id.get(part)
         if not lst:
             return None
+        if self.pristine:
+            return lst[0]
         root = self.root
         for node in lst:
             if node.attrib.get("id") != part:

@@ -126,6 +126,7 @@ def mask_produced(
     """
     if p_index is None or any(e.attribute == "id" for e in edits):
         p_index = IdIndex(produced)
+    p_index.pristine = False  # removals and attribute changes follow
     for i, item in enumerate(edits):
         t_index = states[i]
         part, attr = item.part, item.attribute

@@ -83,6 +83,7 @@ from vector_gym.svg.geometry import path_distance
 from vector_gym.svg.parse import ParseLimits, fold_ws, parse_svg
 from vector_gym.svg.semantic import (
     aliases,
+    aligned_equalities,
     lazy_aliases,
     semantic_attributes,
     semantic_differences,
@@ -397,17 +398,38 @@ class SpecScorer:
         # -- protected ids U (§11.1), on the full unmasked documents --
         failing_u: list[str] = []
         source_hits = 0
+        pairs: dict[int, tuple[Node, bool, bool]] | None = None
         n_u = len(self.protected)
         if n_u:
             if P is not None and T is not None:
                 ap, at = lazy_aliases(P, T)
+                # One bottom-up pass compares every aligned subtree pair once; a protected
+                # element found elsewhere (by id, off its target position) is compared directly.
+                pairs = aligned_equalities(P, T, ap, at)
+                strict = not self.parity
                 for u, tn in self.protected:
-                    pn = corresponding(p_index, t_index, u, strict=not self.parity)
-                    if tn is None or pn is None or not semantic_equal_with(pn, tn, ap, at):
+                    pn = corresponding(p_index, t_index, u, strict=strict)
+                    if tn is None or pn is None:
                         failing_u.append(u)
+                    else:
+                        hit = pairs.get(id(tn))
+                        if hit is not None and hit[0] is pn:
+                            same = hit[1]
+                        else:
+                            same = semantic_equal_with(pn, tn, ap, at)
+                        if not same:
+                            failing_u.append(u)
+                    if tn is None:
+                        continue
                     pn_id = p_index.find(u) if p_index is not None else None
-                    if tn is not None and pn_id is not None and canonical_equal(pn_id, tn):
-                        source_hits += 1
+                    if pn_id is not None:
+                        hit = pairs.get(id(tn))
+                        if hit is not None and hit[0] is pn_id:
+                            same = hit[2]
+                        else:
+                            same = canonical_equal(pn_id, tn)
+                        if same:
+                            source_hits += 1
             else:
                 failing_u = [u for u, _ in self.protected]
         ucr = len(failing_u) / n_u if n_u else 0.0
@@ -420,7 +442,10 @@ class SpecScorer:
             source_preservation = source_hits / n_u
 
         # -- diagnostics (§11.2) --
-        structural = P is not None and T is not None and canonical_equal(P, T)
+        if pairs is not None:
+            structural = pairs[id(T)][2]
+        else:
+            structural = P is not None and T is not None and canonical_equal(P, T)
         exact = text is not None and F.TOO_LARGE not in detail and fold_ws(text) == self.target_fold
 
         # -- masked whole-document gates (§9), P is consumed here --

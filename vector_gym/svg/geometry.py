@@ -107,15 +107,15 @@ def segment_points(path: PathData, seg: np.ndarray, t: np.ndarray) -> np.ndarray
     """
     seg = np.asarray(seg, dtype=np.intp)
     t = np.asarray(t, dtype=np.float64)
-    out = np.empty((seg.shape[0], 2))
     kinds = path.kinds[seg]
     prm = path.params
-    for kind in np.unique(kinds):
+    present = sorted(set(kinds.tolist()))
+    if len(present) == 1:
+        return _points_of_kind(present[0], prm[seg], t)
+    out = np.empty((seg.shape[0], 2))
+    for kind in present:
         sel = kinds == kind
-        s = seg[sel]
-        tt = t[sel]
-        p = prm[s]
-        out[sel] = _points_of_kind(int(kind), p, tt)
+        out[sel] = _points_of_kind(kind, prm[seg[sel]], t[sel])
     return out
 
 
@@ -162,8 +162,31 @@ def _arc_xy(p: np.ndarray, t: np.ndarray) -> np.ndarray:
     return np.stack([x, y], axis=1)
 
 
+def _line_length(dx: float, dy: float) -> float:
+    """√(dx² + dy²) with Python's ``**`` as the reference writes it; ``hypot`` past the float range.
+
+    ``**`` raises OverflowError for a finite square above ~1.8e308 (coordinates near 1e155 and
+    beyond); the length itself is then ``math.hypot`` (finite while it fits).
+    """
+    try:
+        return math.sqrt(dx**2 + dy**2)
+    except OverflowError:
+        return math.hypot(dx, dy)
+
+
 def _quad_length(x0, y0, qx, qy, x1, y1) -> float:
-    """Closed-form quadratic length with the collinear fallback (spec §8.9.3), Python floats."""
+    """Closed-form quadratic length with the collinear fallback (spec §8.9.3), Python floats.
+
+    A curve whose terms overflow a float (control points near 1e77 and beyond, where Python's
+    ``**`` raises OverflowError) has length ``inf``: the path is then unsampleable (§8.9.4).
+    """
+    try:
+        return _quad_length_impl(x0, y0, qx, qy, x1, y1)
+    except OverflowError:
+        return math.inf
+
+
+def _quad_length_impl(x0, y0, qx, qy, x1, y1) -> float:
     ax, ay = x0 - 2 * qx + x1, y0 - 2 * qy + y1
     bx, by = 2 * (qx - x0), 2 * (qy - y0)
     try:
@@ -285,60 +308,102 @@ GAUSS_RTOL = 1e-13
 (relative to the segment scale)."""
 
 
-def _speed_of_kind(kind: int, p: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """|P'(t)| for rows ``p`` of one kind (CUBIC or ARC)."""
+_GL_XC = _GL_X[:, None].copy()  # nodes as a column: estimates run on (10, intervals) arrays
+_GL_WC = _GL_W[:, None].copy()
+
+
+def _speed_coefs(kind: int, prm: np.ndarray) -> np.ndarray:
+    """Rows of |P'(t)| coefficients per segment, shape (6, m) (CUBIC) or (7, m) (ARC)."""
     if kind == CUBIC:
-        u = 1 - t
-        a, b, c = 3 * u * u, 6 * u * t, 3 * t * t
-        dx = a * (p[:, 4] - p[:, 0]) + b * (p[:, 6] - p[:, 4]) + c * (p[:, 2] - p[:, 6])
-        dy = a * (p[:, 5] - p[:, 1]) + b * (p[:, 7] - p[:, 5]) + c * (p[:, 3] - p[:, 7])
+        # P'(t) = 3[(1−t)² D0 + 2(1−t)t D1 + t² D2] = (α t + β) t + γ with D0 = c1 − p0,
+        # D1 = c2 − c1, D2 = p1 − c2: α = 3(D0 − 2 D1 + D2), β = 6(D1 − D0), γ = 3 D0.
+        d0x, d0y = prm[:, 4] - prm[:, 0], prm[:, 5] - prm[:, 1]
+        d1x, d1y = prm[:, 6] - prm[:, 4], prm[:, 7] - prm[:, 5]
+        d2x, d2y = prm[:, 2] - prm[:, 6], prm[:, 3] - prm[:, 7]
+        return np.stack(
+            [
+                3 * (d0x - 2 * d1x + d2x),
+                3 * (d0y - 2 * d1y + d2y),
+                6 * (d1x - d0x),
+                6 * (d1y - d0y),
+                3 * d0x,
+                3 * d0y,
+            ]
+        )
+    # arc: θ(t) = (θ0 + Δ t)·π/180, P' = w·(−rx sinθ cosφ − ry cosθ sinφ, −rx sinθ sinφ + ry cosθ cosφ)
+    return np.stack(
+        [prm[:, 8], prm[:, 9], prm[:, 9] * _DEG2RAD, prm[:, 10], prm[:, 11], prm[:, 6], prm[:, 7]]
+    )
+
+
+def _speed(kind: int, c: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """|P'(t)| on a (10, k) grid ``t`` for coefficient columns ``c`` (rows of _speed_coefs, k)."""
+    if kind == CUBIC:
+        dx = (c[0] * t + c[2]) * t + c[4]
+        dy = (c[1] * t + c[3]) * t + c[5]
         return np.hypot(dx, dy)
-    ang = (p[:, 8] + p[:, 9] * t) * _DEG2RAD
-    ca, sa = np.cos(ang), np.sin(ang)
-    w = p[:, 9] * _DEG2RAD
-    dx = w * (-p[:, 10] * sa * p[:, 6] - p[:, 11] * ca * p[:, 7])
-    dy = w * (-p[:, 11] * sa * p[:, 6] + p[:, 10] * ca * p[:, 7])
+    ang = (c[0] + c[1] * t) * _DEG2RAD
+    sa = np.sin(ang)
+    ca = np.cos(ang)
+    w = c[2]
+    dx = w * (-c[3] * sa * c[5] - c[4] * ca * c[6])
+    dy = w * (-c[4] * sa * c[5] + c[3] * ca * c[6])
     return np.hypot(dx, dy)
 
 
 def _gauss_lengths(path: PathData, segs: np.ndarray, budget: list[int]) -> np.ndarray:
-    """Adaptive 10-point Gauss–Legendre arc length of segments ``segs`` (all CUBIC or all ARC)."""
+    """Adaptive 10-point Gauss–Legendre arc length of segments ``segs`` (all CUBIC or all ARC).
+
+    Each interval's estimate is compared with the sum of its two halves' estimates; an interval
+    is done when they agree to :data:`GAUSS_RTOL` of its segment's whole-interval estimate (or
+    are not finite), and the halves of the others are refined, all segments of one depth in one
+    batch. Every reduction has a fixed order (node sums down the 10 nodes, finished pieces added
+    in depth order), so a segment's length does not depend on the other segments measured with
+    it.
+    """
     kind = int(path.kinds[segs[0]])
-    prm = path.params[segs]
+    coef = _speed_coefs(kind, path.params[segs])
     m_segs = len(segs)
-    total = np.zeros(m_segs)
+    gl_x, gl_w = _GL_XC, _GL_WC
+
+    def estimate(own: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        half = (b - a) / 2
+        t = (a + b) / 2 + half * gl_x  # (10, k)
+        sp = _speed(kind, coef[:, own], t)
+        sp *= gl_w
+        return half * np.add.reduce(sp, axis=0)
+
     own = np.arange(m_segs)
     a = np.zeros(m_segs)
     b = np.ones(m_segs)
-
-    def estimate(own, a, b):
-        half = (b - a) / 2
-        mid = (a + b) / 2
-        t = (mid[:, None] + half[:, None] * _GL_X[None, :]).ravel()
-        rows = np.repeat(own, _GL_X.size)
-        sp = _speed_of_kind(kind, prm[rows], t).reshape(-1, _GL_X.size)
-        return half * (sp @ _GL_W)
-
     whole = estimate(own, a, b)
     scale = np.maximum(np.abs(whole), 1e-300)
+    pieces: list[tuple[np.ndarray, np.ndarray]] = []  # (segment, finished value) per depth
     depth = 0
     while own.size:
-        budget[0] -= 2 * own.size * _GL_X.size // 64  # comparable units to REFINE nodes
-        if budget[0] < 0 or depth > MAX_REFINE_DEPTH or own.size > MAX_REFINE_LEVEL:
+        k = own.size
+        budget[0] -= 2 * k * _GL_X.size // 64  # comparable units to REFINE nodes
+        if budget[0] < 0 or depth > MAX_REFINE_DEPTH or k > MAX_REFINE_LEVEL:
             raise _RefineBudgetExceeded
-        m = (a + b) / 2
-        left = estimate(own, a, m)
-        right = estimate(own, m, b)
+        mid = (a + b) / 2
+        halves = estimate(np.concatenate([own, own]), np.concatenate([a, mid]), np.concatenate([mid, b]))
+        left, right = halves[:k], halves[k:]
         both = left + right
         done = (np.abs(both - whole) <= GAUSS_RTOL * scale[own]) | ~np.isfinite(both)
-        np.add.at(total, own[done], both[done])
-        keep = ~done
-        if not keep.any():
+        if done.all():
+            pieces.append((own, both))
             break
+        pieces.append((own[done], both[done]))
+        keep = ~done
         own = np.concatenate([own[keep], own[keep]])
-        a, b = np.concatenate([a[keep], m[keep]]), np.concatenate([m[keep], b[keep]])
+        a, b = np.concatenate([a[keep], mid[keep]]), np.concatenate([mid[keep], b[keep]])
         whole = np.concatenate([left[keep], right[keep]])
         depth += 1
+    if len(pieces) == 1 and pieces[0][0].size == m_segs:
+        return pieces[0][1]  # every segment finished at depth 0, in order
+    total = np.zeros(m_segs)
+    for idx, val in pieces:
+        np.add.at(total, idx, val)
     return total
 
 
@@ -367,8 +432,7 @@ def _lengths_impl(path: PathData, method: str) -> tuple[np.ndarray, bool]:
     if line.size:
         # Python's ``**`` (libm pow) as the reference writes it; NumPy's square can differ in
         # the last bit.
-        sq = math.sqrt
-        out[line] = [sq((r[2] - r[0]) ** 2 + (r[3] - r[1]) ** 2) for r in prm[line, :4].tolist()]
+        out[line] = [_line_length(r[2] - r[0], r[3] - r[1]) for r in prm[line, :4].tolist()]
     for i in np.flatnonzero(kinds == QUAD):
         r = prm[i].tolist()  # Python floats: the fallback relies on ZeroDivisionError/ValueError
         out[i] = _quad_length(r[0], r[1], r[4], r[5], r[2], r[3])
@@ -509,7 +573,14 @@ def sample_path(path: PathData, method: str = "refine") -> np.ndarray | None:
     n = len(path.kinds)
     if n == 0:
         return None
-    lengths, gave_up = _lengths(path, method)
+    if method not in LENGTH_METHODS:
+        raise ValueError(f"expected method in {LENGTH_METHODS}, got {method!r}")
+    with np.errstate(all="ignore"):  # inf/NaN coordinates (``1e999``) follow IEEE quietly
+        return _sample_path_impl(path, method, n)
+
+
+def _sample_path_impl(path: PathData, method: str, n: int) -> np.ndarray | None:
+    lengths, gave_up = _lengths_impl(path, method)
     if gave_up:
         return None
     total = 0.0
@@ -538,11 +609,9 @@ def sample_path(path: PathData, method: str = "refine") -> np.ndarray | None:
             return None
         f = np.array(fr)
         prev = np.where(idx > 0, f[np.maximum(idx - 1, 0)], 0.0)
-        with np.errstate(all="ignore"):
-            loc[1:-1] = np.where(idx == 0, inner / f[idx], (inner - prev) / (f[idx] - prev))
+        loc[1:-1] = np.where(idx == 0, inner / f[idx], (inner - prev) / (f[idx] - prev))
         seg[1:-1] = idx
-    with np.errstate(all="ignore"):
-        pts = segment_points(path, seg, loc)
+    pts = segment_points(path, seg, loc)
     pts.flags.writeable = False
     return pts
 
@@ -572,7 +641,8 @@ def path_distance(a: np.ndarray, b: np.ndarray) -> float:
     """
     dx = a[:, None, 0] - b[None, :, 0]
     dy = a[:, None, 1] - b[None, :, 1]
-    sq = dx * dx + dy * dy
+    sq = dx * dx
+    sq += dy * dy
     # Nearest partners by squared distance (cheap), then the distance itself with hypot, as
     # |A_j − B_k| = abs(complex) in the reference.
     ka = sq.argmin(axis=1)
@@ -581,9 +651,8 @@ def path_distance(a: np.ndarray, b: np.ndarray) -> float:
     cols = np.arange(b.shape[0])
     v = np.concatenate([np.hypot(dx[rows, ka], dy[rows, ka]), np.hypot(dx[jb, cols], dy[jb, cols])])
     v.sort()
-    total = 0.0
-    for x in v.tolist():  # sorted, summed left to right
-        total += x * x
+    # Sorted, summed left to right: a cumulative sum adds in exactly that order.
+    total = float(np.cumsum(v * v)[-1])
     rms = math.sqrt(total / v.size)
     p95 = float(v[245])
     return max(rms, p95)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from vector_gym.svg.canonical import (
     Node,
+    canonical_attributes,
     normalise_declaration_svg,
     style_pieces,
     to_node,  # noqa: F401  (used by the doctests)
@@ -52,6 +53,7 @@ __all__ = [
     "semantic_text",
     "semantic_equal",
     "semantic_equal_with",
+    "aligned_equalities",
     "semantic_differences",
     "semantic_form",
 ]
@@ -323,6 +325,56 @@ def semantic_equal_with(p: Node, t: Node, ap: Aliases, at: Aliases) -> bool:
         if not semantic_equal_with(x, y, ap, at):
             return False
     return True
+
+
+def aligned_equalities(
+    produced: Node, target: Node, ap: Aliases, at: Aliases
+) -> dict[int, tuple[Node, bool, bool]]:
+    """V- and C-equality of every position-aligned subtree pair, in one pass over both trees.
+
+    Pairs are aligned as :func:`aliases` aligns them: the roots, then the k-th children of an
+    aligned pair whose expanded tags and child counts agree. For each pair ``(p, t)`` the result
+    holds ``id(t) → (p, semantic_equal_with(p, t, ap, at), canonical_equal(p, t))``, each
+    subtree compared once (bottom-up) instead of once per enclosing protected element (spec
+    §11.1 compares the protected elements on the full documents).
+
+    Returns
+    -------
+    dict
+        Keyed by ``id()`` of the target node; valid while both trees are unchanged.
+    """
+    pairs: list[tuple[Node, Node]] = []
+    stack = [(produced, target)]
+    while stack:
+        p, t = stack.pop()
+        pairs.append((p, t))
+        if p.tag == t.tag:
+            pc, tc = p.children, t.children
+            if pc and len(pc) == len(tc):
+                stack.extend(zip(pc, tc, strict=True))
+    out: dict[int, tuple[Node, bool, bool]] = {}
+    for p, t in reversed(pairs):  # children before their parents
+        tc = t.children
+        if p.tag != t.tag or len(p.children) != len(tc):
+            out[id(t)] = (p, False, False)
+            continue
+        v = c = True
+        for y in tc:
+            r = out[id(y)]
+            if not r[1]:
+                v = False
+            if not r[2]:
+                c = False
+        if v:
+            v = _node_equal(p, t, ap, at)
+        if c:
+            c = (
+                (p.text == t.text or fold_ws(p.text) == fold_ws(t.text))
+                and (p.tail == t.tail or fold_ws(p.tail) == fold_ws(t.tail))
+                and (p.attrib == t.attrib or canonical_attributes(p) == canonical_attributes(t))
+            )
+        out[id(t)] = (p, v, c)
+    return out
 
 
 def semantic_equal(produced: Node, target: Node) -> bool:

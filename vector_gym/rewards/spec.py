@@ -83,11 +83,11 @@ from vector_gym.svg.geometry import path_distance
 from vector_gym.svg.parse import ParseLimits, fold_ws, parse_svg
 from vector_gym.svg.semantic import (
     aliases,
-    aligned_equalities,
     lazy_aliases,
     semantic_attributes,
     semantic_differences,
     semantic_equal_with,
+    uses_aliases,
 )
 from vector_gym.svg.viewbox import viewport_size
 from vector_gym.tasks.task import RequestedEdit, Task
@@ -247,6 +247,11 @@ class SpecScorer:
         self.protected = tuple(
             (u, idx.find(u) if idx is not None else None) for u in task.protected_ids
         )
+        # Protected target leaves whose V-equality with a raw-identical produced leaf needs no
+        # alias map (no references, not <style> text): the common case of §11.1.
+        self._plain_leaf = frozenset(
+            id(tn) for _u, tn in self.protected if tn is not None and _plain_leaf(tn)
+        )
 
     # -- task-side precomputation ------------------------------------------------------------
 
@@ -398,38 +403,41 @@ class SpecScorer:
         # -- protected ids U (§11.1), on the full unmasked documents --
         failing_u: list[str] = []
         source_hits = 0
-        pairs: dict[int, tuple[Node, bool, bool]] | None = None
         n_u = len(self.protected)
         if n_u:
             if P is not None and T is not None:
                 ap, at = lazy_aliases(P, T)
-                # One bottom-up pass compares every aligned subtree pair once; a protected
-                # element found elsewhere (by id, off its target position) is compared directly.
-                pairs = aligned_equalities(P, T, ap, at)
                 strict = not self.parity
+                plain = self._plain_leaf
                 for u, tn in self.protected:
-                    pn = corresponding(p_index, t_index, u, strict=strict)
-                    if tn is None or pn is None:
-                        failing_u.append(u)
-                    else:
-                        hit = pairs.get(id(tn))
-                        if hit is not None and hit[0] is pn:
-                            same = hit[1]
-                        else:
-                            same = semantic_equal_with(pn, tn, ap, at)
-                        if not same:
-                            failing_u.append(u)
                     if tn is None:
+                        failing_u.append(u)
                         continue
-                    pn_id = p_index.find(u) if p_index is not None else None
-                    if pn_id is not None:
-                        hit = pairs.get(id(tn))
-                        if hit is not None and hit[0] is pn_id:
-                            same = hit[2]
-                        else:
-                            same = canonical_equal(pn_id, tn)
-                        if same:
-                            source_hits += 1
+                    pn_id = p_index.find(u)
+                    pn = (
+                        pn_id
+                        if pn_id is not None
+                        else corresponding(p_index, t_index, u, strict=strict)
+                    )
+                    if pn is None:
+                        failing_u.append(u)
+                        continue
+                    if (
+                        pn_id is not None
+                        and id(tn) in plain
+                        and not pn.children
+                        and pn.tag == tn.tag
+                        and pn.attrib == tn.attrib
+                        and pn.text == tn.text
+                        and pn.tail == tn.tail
+                    ):
+                        # A raw-identical leaf: V- and C-equal (pn is pn_id: found by id).
+                        source_hits += 1
+                        continue
+                    if not semantic_equal_with(pn, tn, ap, at):
+                        failing_u.append(u)
+                    if pn_id is not None and canonical_equal(pn_id, tn):
+                        source_hits += 1
             else:
                 failing_u = [u for u, _ in self.protected]
         ucr = len(failing_u) / n_u if n_u else 0.0
@@ -442,10 +450,7 @@ class SpecScorer:
             source_preservation = source_hits / n_u
 
         # -- diagnostics (§11.2) --
-        if pairs is not None:
-            structural = pairs[id(T)][2]
-        else:
-            structural = P is not None and T is not None and canonical_equal(P, T)
+        structural = P is not None and T is not None and canonical_equal(P, T)
         exact = text is not None and F.TOO_LARGE not in detail and fold_ws(text) == self.target_fold
 
         # -- masked whole-document gates (§9), P is consumed here --
@@ -617,6 +622,11 @@ class SpecScorer:
             if rk is not None:
                 ratio = _py_max(ratio, rk)
         return ok, ratio
+
+
+def _plain_leaf(t: Node) -> bool:
+    """Whether ``t`` is a childless element whose V form uses no alias map (spec §5.2, §5.4)."""
+    return not t.children and not uses_aliases(t)
 
 
 def _jsonish(value: Any) -> Any:

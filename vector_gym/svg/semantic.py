@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from vector_gym.svg.canonical import (
     Node,
-    canonical_attributes,
     normalise_declaration_svg,
     style_pieces,
     to_node,  # noqa: F401  (used by the doctests)
@@ -53,7 +52,7 @@ __all__ = [
     "semantic_text",
     "semantic_equal",
     "semantic_equal_with",
-    "aligned_equalities",
+    "uses_aliases",
     "semantic_differences",
     "semantic_form",
 ]
@@ -327,54 +326,13 @@ def semantic_equal_with(p: Node, t: Node, ap: Aliases, at: Aliases) -> bool:
     return True
 
 
-def aligned_equalities(
-    produced: Node, target: Node, ap: Aliases, at: Aliases
-) -> dict[int, tuple[Node, bool, bool]]:
-    """V- and C-equality of every position-aligned subtree pair, in one pass over both trees.
+def uses_aliases(node: Node) -> bool:
+    """Whether the element's own V form (attributes, text) reads the alias maps (spec §5.2, §5.4).
 
-    Pairs are aligned as :func:`aliases` aligns them: the roots, then the k-th children of an
-    aligned pair whose expanded tags and child counts agree. For each pair ``(p, t)`` the result
-    holds ``id(t) → (p, semantic_equal_with(p, t, ap, at), canonical_equal(p, t))``, each
-    subtree compared once (bottom-up) instead of once per enclosing protected element (spec
-    §11.1 compares the protected elements on the full documents).
-
-    Returns
-    -------
-    dict
-        Keyed by ``id()`` of the target node; valid while both trees are unchanged.
+    False means :func:`semantic_attributes` and :func:`semantic_text` of this element are the
+    same under every alias map, so a raw-identical counterpart is V-equal without building one.
     """
-    pairs: list[tuple[Node, Node]] = []
-    stack = [(produced, target)]
-    while stack:
-        p, t = stack.pop()
-        pairs.append((p, t))
-        if p.tag == t.tag:
-            pc, tc = p.children, t.children
-            if pc and len(pc) == len(tc):
-                stack.extend(zip(pc, tc, strict=True))
-    out: dict[int, tuple[Node, bool, bool]] = {}
-    for p, t in reversed(pairs):  # children before their parents
-        tc = t.children
-        if p.tag != t.tag or len(p.children) != len(tc):
-            out[id(t)] = (p, False, False)
-            continue
-        v = c = True
-        for y in tc:
-            r = out[id(y)]
-            if not r[1]:
-                v = False
-            if not r[2]:
-                c = False
-        if v:
-            v = _node_equal(p, t, ap, at)
-        if c:
-            c = (
-                (p.text == t.text or fold_ws(p.text) == fold_ws(t.text))
-                and (p.tail == t.tail or fold_ws(p.tail) == fold_ws(t.tail))
-                and (p.attrib == t.attrib or canonical_attributes(p) == canonical_attributes(t))
-            )
-        out[id(t)] = (p, v, c)
-    return out
+    return bool(_base(node)[1]) or bool(node.text and "#" in node.text and local_name(node.tag) == "style")
 
 
 def semantic_equal(produced: Node, target: Node) -> bool:

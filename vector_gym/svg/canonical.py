@@ -78,6 +78,7 @@ from vector_gym.svg.parse import (
     read_attributes,
     too_deep,
     too_many_elements,
+    ws_equal,
 )
 from vector_gym.svg.path_data import normalise_path_data
 from vector_gym.svg.reference_dialect import (  # re-exported: the names predate the dialect split
@@ -649,9 +650,9 @@ def canonical_equal(a: Node, b: Node) -> bool:
     """
     if a.tag != b.tag:
         return False
-    if a.text != b.text and fold_ws(a.text) != fold_ws(b.text):
+    if a.text != b.text and not ws_equal(a.text, b.text):
         return False
-    if a.tail != b.tail and fold_ws(a.tail) != fold_ws(b.tail):
+    if a.tail != b.tail and not ws_equal(a.tail, b.tail):
         return False
     ac, bc = a.children, b.children
     if len(ac) != len(bc):

@@ -39,6 +39,7 @@ __all__ = [
     "ParseLimits",
     "parse_svg",
     "fold_ws",
+    "ws_equal",
     "local_name",
     "namespace_uri",
     "read_attributes",
@@ -285,6 +286,21 @@ def fold_ws(s: str | None) -> str:
     if not s:
         return ""
     return " ".join(s.split())
+
+
+def ws_equal(a: str | None, b: str | None) -> bool:
+    """``fold_ws(a) == fold_ws(b)``, without folding in the common cases (equal, or both blank).
+
+    Examples
+    --------
+    >>> ws_equal("\n  ", " "), ws_equal(" a  b", "a b"), ws_equal("a", "b")
+    (True, True, False)
+    """
+    if a == b:
+        return True
+    if (not a or a.isspace()) and (not b or b.isspace()):  # str.split()'s whitespace set
+        return True
+    return fold_ws(a) == fold_ws(b)
 
 
 def local_name(tag: str) -> str:

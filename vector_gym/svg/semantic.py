@@ -31,13 +31,15 @@ on the masked documents for the preservation gate (§9), and locally on inserted
 
 from __future__ import annotations
 
+from typing import Any
+
 from vector_gym.svg.canonical import (
     Node,
     normalise_declaration_svg,
     style_pieces,
     to_node,  # noqa: F401  (used by the doctests)
 )
-from vector_gym.svg.parse import fold_ws, local_name
+from vector_gym.svg.parse import fold_ws, local_name, ws_equal
 from vector_gym.svg.references import URL_REFERENCE_RE, XLINK_HREF
 from vector_gym.svg.style import style_declarations
 
@@ -306,7 +308,7 @@ def _node_equal(p: Node, t: Node, ap: Aliases, at: Aliases) -> bool:
     if p.text != t.text or (p.text and local_name(t.tag) == "style"):
         if semantic_text(p, ap) != semantic_text(t, at):
             return False
-    if p.tail != t.tail and fold_ws(p.tail) != fold_ws(t.tail):
+    if p.tail != t.tail and not ws_equal(p.tail, t.tail):
         return False
     return True
 
@@ -378,35 +380,58 @@ def semantic_differences(
     return out
 
 
-def _diff(p: Node, t: Node, ap: Aliases, at: Aliases, fallback: str, out: list[str]) -> None:
-    label = (
+def _label(p: Node, t: Node, fallback: Any) -> str:
+    """A node's label (:func:`semantic_differences`); ``fallback`` may be a deferred child label."""
+    return (
         t.attrib.get("id")
         or p.attrib.get("id")
-        or ("__svg" if local_name(t.tag) == "svg" else fallback)
+        or ("__svg" if local_name(t.tag) == "svg" else _fallback_label(fallback))
     )
-    if p.tag != t.tag:
-        out.append(label)
-        return
-    n0 = len(out)
-    if p.attrib != t.attrib or _base(t)[1]:
-        if semantic_attributes(p, ap) != semantic_attributes(t, at):
+
+
+def _fallback_label(fallback: Any) -> str:
+    # A child's fallback label "parent-label/tag[k]" is built only when it is reported.
+    if isinstance(fallback, str):
+        return fallback
+    p, t, parent_fallback, k = fallback
+    return f"{_label(p, t, parent_fallback)}/{local_name(t.children[k].tag)}[{k}]"
+
+
+def _diff(p: Node, t: Node, ap: Aliases, at: Aliases, fallback: str, out: list[str]) -> None:
+    # Iterative pre-order walk (document order of the output, as the recursive definition);
+    # labels are computed only for nodes that differ.
+    stack: list[tuple[Node, Node, Any]] = [(p, t, fallback)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        p, t, fb = pop()
+        if p.tag != t.tag:
+            out.append(_label(p, t, fb))
+            continue
+        n0 = len(out)
+        label = None
+        tv = t._v if t._v is not None else _base(t)
+        if p.attrib != t.attrib or tv[1]:
+            if semantic_attributes(p, ap) != semantic_attributes(t, at):
+                label = _label(p, t, fb)
+                out.append(label)
+        if p.text != t.text or (p.text and local_name(t.tag) == "style"):
+            if semantic_text(p, ap) != semantic_text(t, at):
+                label = label or _label(p, t, fb)
+                out.append(label)
+        if p.tail != t.tail and not ws_equal(p.tail, t.tail):
+            label = label or _label(p, t, fb)
             out.append(label)
-    if p.text != t.text or (p.text and local_name(t.tag) == "style"):
-        if semantic_text(p, ap) != semantic_text(t, at):
-            out.append(label)
-    if p.tail != t.tail and fold_ws(p.tail) != fold_ws(t.tail):
-        out.append(label)
-    pc, tc = p.children, t.children
-    if len(pc) != len(tc):
-        pids = {c.attrib["id"] for c in pc if "id" in c.attrib}
-        tids = {c.attrib["id"] for c in tc if "id" in c.attrib}
-        out.extend(f"+{x}" for x in sorted(pids - tids))
-        out.extend(f"-{x}" for x in sorted(tids - pids))
-        if len(out) == n0:
-            out.append(label)
-        return
-    for k, (x, y) in enumerate(zip(pc, tc, strict=True)):
-        _diff(x, y, ap, at, f"{label}/{local_name(y.tag)}[{k}]", out)
+        pc, tc = p.children, t.children
+        if len(pc) != len(tc):
+            pids = {c.attrib["id"] for c in pc if "id" in c.attrib}
+            tids = {c.attrib["id"] for c in tc if "id" in c.attrib}
+            out.extend(f"+{x}" for x in sorted(pids - tids))
+            out.extend(f"-{x}" for x in sorted(tids - pids))
+            if len(out) == n0:
+                out.append(label or _label(p, t, fb))
+            continue
+        for k in range(len(tc) - 1, -1, -1):
+            push((pc[k], tc[k], (p, t, fb, k)))
 
 
 def _escape(s: str) -> str:

@@ -157,6 +157,18 @@ def test_exact_string_match():
     assert not r.exact and r.structural and r.reward == 1.0
 
 
+@pytest.mark.parametrize("parity", [False, True])
+def test_exact_folds_every_python_whitespace(parity):
+    # fold_ws is str.split(): the ASCII separators \x0b \x0c \x1c-\x1f and NBSP are whitespace
+    # too, so these spellings are exact; moving a separator inside a token is not.
+    task = make_task()
+    for ws in ("\x0b", "\x0c", "\x1c", "\x1f", "\u00a0", "\u2003"):
+        assert score(task, TARGET.replace(" ", ws + " ", 3), parity).exact, repr(ws)
+    assert score(task, "\u00a0" + TARGET, parity).exact
+    moved = sub(TARGET, 'x="30" y="10"', 'x="30"y ="10"')  # same characters, other tokens
+    assert not score(task, moved, parity).exact
+
+
 def test_default_masking_removes_what_the_default_lookup_reads():
     # Issue 10: in default mode ``FILL:`` in style is the fill (CSS names are case-insensitive),
     # so masking must remove it too; a wrong fill there fails the edit but is not also blamed on

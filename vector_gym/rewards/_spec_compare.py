@@ -10,7 +10,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from vector_gym.svg.canonical import (
     NUMBER_PATTERN,
@@ -54,8 +54,7 @@ class Viewport:
         return min(self.width, self.height)
 
 
-@dataclass(frozen=True, slots=True)
-class Kind:
+class Kind(NamedTuple):
     """One row of the §8.2 tolerance table: report name, ratio r, floor f, cap c."""
 
     name: str
@@ -64,9 +63,11 @@ class Kind:
     cap: float
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
-    """A kind verdict before validity gating (unrounded numbers, progress already per §8.4)."""
+class Match(NamedTuple):
+    """A kind verdict before validity gating (unrounded numbers, progress already per §8.4).
+
+    A named tuple (built several times per check, so cheaper than a frozen dataclass).
+    """
 
     passed: bool
     comparison: str

@@ -174,6 +174,10 @@ def _gc_paused() -> Any:
             gc.enable()
 
 
+_ASCII_WS = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
+"""The ASCII characters ``str.split()`` (so :func:`fold_ws`) treats as whitespace."""
+
+
 def _r6(x: float | None) -> float | None:
     """Python ``round(x, 6)`` as the reference reports numbers (spec §8.4)."""
     if x is None:
@@ -229,6 +233,13 @@ class SpecScorer:
         self.task = task
         self.parity = bool(parity)
         self.target_fold = fold_ws(task.target_svg)
+        # The target's non-whitespace bytes: a produced ASCII text whose own differ cannot fold
+        # to the same string (a prefilter of the §11.2 exact check, ~20x cheaper than folding).
+        self._target_compact = (
+            task.target_svg.encode("ascii").translate(None, _ASCII_WS)
+            if task.target_svg.isascii()
+            else None
+        )
         self.produced_limits = produced_limits(task.source_svg, task.target_svg)
         try:
             lx = parse_svg(task.target_svg)
@@ -451,7 +462,7 @@ class SpecScorer:
 
         # -- diagnostics (§11.2) --
         structural = P is not None and T is not None and canonical_equal(P, T)
-        exact = text is not None and F.TOO_LARGE not in detail and fold_ws(text) == self.target_fold
+        exact = text is not None and F.TOO_LARGE not in detail and self._exact(text)
 
         # -- masked whole-document gates (§9), P is consumed here --
         if P is not None and T is not None:
@@ -521,6 +532,16 @@ class SpecScorer:
             status=status,
             parity=parity,
         )
+
+    def _exact(self, text: str) -> bool:
+        """``fold_ws(text) == fold_ws(target)`` (§11.2 ``exact``), rejecting most texts unfolded."""
+        if text == self.task.target_svg:
+            return True
+        compact = self._target_compact
+        if compact is not None and text.isascii():
+            if text.encode("ascii").translate(None, _ASCII_WS) != compact:
+                return False
+        return fold_ws(text) == self.target_fold
 
     def _check(
         self, plan: _CheckPlan, P: Node | None, p_index: IdIndex | None, valid: bool

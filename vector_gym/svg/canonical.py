@@ -648,20 +648,23 @@ def canonical_equal(a: Node, b: Node) -> bool:
     >>> canonical_equal(p, t)
     True
     """
-    if a.tag != b.tag:
-        return False
-    if a.text != b.text and not ws_equal(a.text, b.text):
-        return False
-    if a.tail != b.tail and not ws_equal(a.tail, b.tail):
-        return False
-    ac, bc = a.children, b.children
-    if len(ac) != len(bc):
-        return False
-    if a.attrib != b.attrib and canonical_attributes(a) != canonical_attributes(b):
-        return False
-    for x, y in zip(ac, bc, strict=True):
-        if not canonical_equal(x, y):
+    stack = [(a, b)]  # iterative: nesting depth is bounded by memory, not the recursion limit
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        a, b = pop()
+        if a.tag != b.tag:
             return False
+        if a.text != b.text and not ws_equal(a.text, b.text):
+            return False
+        if a.tail != b.tail and not ws_equal(a.tail, b.tail):
+            return False
+        ac, bc = a.children, b.children
+        if len(ac) != len(bc):
+            return False
+        if a.attrib != b.attrib and canonical_attributes(a) != canonical_attributes(b):
+            return False
+        if ac:
+            extend(zip(ac, bc))
     return True
 
 

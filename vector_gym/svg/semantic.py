@@ -315,16 +315,19 @@ def _node_equal(p: Node, t: Node, ap: Aliases, at: Aliases) -> bool:
 
 def semantic_equal_with(p: Node, t: Node, ap: Aliases, at: Aliases) -> bool:
     """V-equality of two subtrees under given alias maps (spec §5)."""
-    if p.tag != t.tag:
-        return False
-    pc, tc = p.children, t.children
-    if len(pc) != len(tc):
-        return False
-    if not _node_equal(p, t, ap, at):
-        return False
-    for x, y in zip(pc, tc, strict=True):
-        if not semantic_equal_with(x, y, ap, at):
+    stack = [(p, t)]  # iterative: nesting depth is bounded by memory, not the recursion limit
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        p, t = pop()
+        if p.tag != t.tag:
             return False
+        pc, tc = p.children, t.children
+        if len(pc) != len(tc):
+            return False
+        if not _node_equal(p, t, ap, at):
+            return False
+        if pc:
+            extend(zip(pc, tc))
     return True
 
 

@@ -308,6 +308,9 @@ GAUSS_RTOL = 1e-13
 (relative to the segment scale)."""
 
 
+_GL_PANELS = 4
+_GL_PANEL_A = np.arange(_GL_PANELS) / _GL_PANELS
+_GL_PANEL_B = np.arange(1, _GL_PANELS + 1) / _GL_PANELS
 _GL_XC = _GL_X[:, None].copy()  # nodes as a column: estimates run on (10, intervals) arrays
 _GL_WC = _GL_W[:, None].copy()
 
@@ -373,11 +376,18 @@ def _gauss_lengths(path: PathData, segs: np.ndarray, budget: list[int]) -> np.nd
         sp *= gl_w
         return half * np.add.reduce(sp, axis=0)
 
-    own = np.arange(m_segs)
-    a = np.zeros(m_segs)
-    b = np.ones(m_segs)
+    # Start from _GL_PANELS equal panels per segment (one batch), so typical curves finish at
+    # the first comparison instead of after several halvings.
+    panels = _GL_PANELS
+    own = np.repeat(np.arange(m_segs), panels)
+    a = np.tile(_GL_PANEL_A, m_segs)
+    b = np.tile(_GL_PANEL_B, m_segs)
     whole = estimate(own, a, b)
-    scale = np.maximum(np.abs(whole), 1e-300)
+    w = whole.reshape(m_segs, panels)
+    seg_whole = w[:, 0].copy()
+    for j in range(1, panels):  # fixed order
+        seg_whole += w[:, j]
+    scale = np.maximum(np.abs(seg_whole), 1e-300)
     pieces: list[tuple[np.ndarray, np.ndarray]] = []  # (segment, finished value) per depth
     depth = 0
     while own.size:
@@ -399,8 +409,6 @@ def _gauss_lengths(path: PathData, segs: np.ndarray, budget: list[int]) -> np.nd
         a, b = np.concatenate([a[keep], mid[keep]]), np.concatenate([mid[keep], b[keep]])
         whole = np.concatenate([left[keep], right[keep]])
         depth += 1
-    if len(pieces) == 1 and pieces[0][0].size == m_segs:
-        return pieces[0][1]  # every segment finished at depth 0, in order
     total = np.zeros(m_segs)
     for idx, val in pieces:
         np.add.at(total, idx, val)

@@ -202,6 +202,7 @@ class _CheckPlan:
     path_after: PathSide | None = None
     path_delta: float | None = None
     path_delta_c: float | None = None
+    known: dict[str, Match] | None = None  # path: Match of the before/after texts
 
 
 class SpecScorer:
@@ -249,6 +250,7 @@ class SpecScorer:
         self.dialect = REFERENCE if self.parity else SVG2
         self.target: Node | None = to_node(lx, dialect=self.dialect) if lx is not None else None
         self.target_valid = check_validity(self.target, self.parity)[0]
+        self._seed(task.source_svg)
         self.t_index = IdIndex(self.target) if self.target is not None else None
         edits = task.requested_edits
         self.plans = tuple(self._plan(e) for e in edits)
@@ -265,6 +267,19 @@ class SpecScorer:
         )
 
     # -- task-side precomputation ------------------------------------------------------------
+
+    def _seed(self, svg: str) -> None:
+        """Read a task document's elements once now (validity memo, normalised values).
+
+        Produced SVGs repeat most elements of the task's source and target, so their per-element
+        work is done at scorer build instead of on the first outputs. Only caches change.
+        """
+        try:
+            root, nodes = parse_node(svg, dialect=self.dialect)
+        except SVGParseError:
+            return
+        check_validity(root, self.parity, nodes)
+        release(nodes)
 
     def _plan(self, e: RequestedEdit) -> _CheckPlan:
         after = e.after
@@ -283,7 +298,16 @@ class SpecScorer:
             if a is not None and b is not None and a.samples is not None and b.samples is not None:
                 delta = float(path_distance(b.samples, a.samples))
             dc = coord_delta(b, a) if a is not None else None
-            return _CheckPlan(e, "path", path_after=a, path_delta=delta, path_delta_c=dc)
+            known: dict[str, Match] = {}
+            if a is not None:
+                # The source's and the target's own path (an untouched or a perfect output) are
+                # compared once here; compare_path is a pure function of these arguments.
+                for text in (e.before, after):
+                    if isinstance(text, str):
+                        known[text] = compare_path(text, a, delta, dc, self.viewport, self.parity)
+            return _CheckPlan(
+                e, "path", path_after=a, path_delta=delta, path_delta_c=dc, known=known
+            )
         return _CheckPlan(e, "other")
 
     # -- public API ----------------------------------------------------------------------------
@@ -572,14 +596,16 @@ class SpecScorer:
         elif kind == "color":
             m = compare_color(produced, after, plan.color_delta, self.parity)
         elif kind == "path" and plan.path_after is not None:
-            m = compare_path(
-                produced,
-                plan.path_after,
-                plan.path_delta,
-                plan.path_delta_c,
-                self.viewport,
-                self.parity,
-            )
+            m = plan.known.get(produced) if isinstance(produced, str) else None
+            if m is None:
+                m = compare_path(
+                    produced,
+                    plan.path_after,
+                    plan.path_delta,
+                    plan.path_delta_c,
+                    self.viewport,
+                    self.parity,
+                )
         else:
             m = compare_canonical(produced, after, attr, self.parity)
         ok = valid and m.passed

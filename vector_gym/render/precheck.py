@@ -45,7 +45,14 @@ from vector_gym.svg.normalise.bounds import strip_cyclic_uses
 from vector_gym.svg.normalise.common import SVG_NS
 from vector_gym.svg.normalise.data_uri import raster_size
 from vector_gym.svg.normalise.style import strip_css_hrefs
-from vector_gym.svg.parse import MAX_DEPTH, ParseLimits, local_name, namespace_uri, parse_svg
+from vector_gym.svg.parse import (
+    MAX_DEPTH,
+    MAX_USE_EXPANSION,
+    ParseLimits,
+    local_name,
+    namespace_uri,
+    parse_svg,
+)
 
 __all__ = ["RenderLimits", "RenderRejected", "check_text", "check_tree"]
 
@@ -77,7 +84,8 @@ class RenderLimits:
     max_elements : int
         Largest number of elements in the document as written.
     max_use_expansion : int
-        Largest number of elements after expanding every ``<use>`` (a fan-out to 10^9 hangs skia).
+        Largest number of elements after expanding every ``<use>`` (a fan-out to 10^9 hangs skia);
+        default :data:`vector_gym.svg.parse.MAX_USE_EXPANSION`, shared with the spec reward.
     max_path_numbers : int
         Largest number of numbers in all ``d`` and ``points`` attributes together (a path of a
         million segments takes 5.4 s in skia, issue 3).
@@ -104,7 +112,7 @@ class RenderLimits:
     max_bytes: int = 4_000_000
     max_depth: int = MAX_DEPTH
     max_elements: int = 100_000
-    max_use_expansion: int = 200_000
+    max_use_expansion: int = MAX_USE_EXPANSION
     max_path_numbers: int = 1_000_000
     max_attributes: int = 256
     max_image_pixels: int = 16_777_216

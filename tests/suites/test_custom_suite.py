@@ -75,3 +75,35 @@ def test_custom_suite_in_the_trl_reward():
         1.0, 0.0, None
     ]
     assert get_suite("dots").token_budget({"svg": "x" * 10_000}) == 512
+
+
+def test_a_custom_suites_budget_rule_reaches_the_policies(monkeypatch):
+    # Issue 9: policies ask the suite for the budget (a callable rule too, not only a fixed int).
+    import vector_gym.suites as suites_pkg
+    from vector_gym.policies import templates as policy_templates
+    from vector_gym.policies.budget import minimum_budget
+    from vector_gym.policies.openai_policy import OpenAICompatiblePolicy
+    from vector_gym.policies.templates import default_max_tokens
+
+    # registered for this test only (other tests list every suite)
+    monkeypatch.setitem(suites_pkg._REGISTRY, "dots_budget", None)
+    for table in (policy_templates.BUDGETS, policy_templates.TEMPLATES, policy_templates.PATCH_TEMPLATES):
+        monkeypatch.setitem(table, "dots-budget", None)
+
+    rule = lambda obs: 100 + len(obs.get("svg") or "")  # noqa: E731
+    suite = register_suite(
+        Suite("dots_budget", tasks=list(DOTS.tasks()), scorer=SpecRewardScorer(), family="dots-budget",
+              token_budget=rule),
+        replace=True,
+    )
+    obs = {"family": "dots-budget", "svg": "x" * 50, "instruction": "i"}
+    assert suite.token_budget(obs) == 150
+    assert default_max_tokens(obs) == 150 and default_max_tokens(obs, ceiling=120) == 120
+    assert minimum_budget(obs) == 150
+    policy = OpenAICompatiblePolicy("m", fit_context=False)
+    assert policy.token_budget(obs) == 150
+    assert policy.token_budget({"family": "dots", "svg": "x" * 50_000}) == 512  # DOTS: fixed 512
+    # Re-registering the suite with another rule is what the policies see next.
+    register_suite(Suite("dots_budget", tasks=list(DOTS.tasks()), scorer=SpecRewardScorer(),
+                         family="dots-budget", token_budget=64), replace=True)
+    assert policy.token_budget(obs) == 64 == minimum_budget(obs)

@@ -574,8 +574,9 @@ def register_suite(suite: Suite, *, replace: bool = False) -> Suite:
             del _CONFIGURED[key]
     from vector_gym.policies.templates import register_family
 
-    budget = suite._token_budget
-    register_family(suite.family, suite.templates, budget if isinstance(budget, int) else None)
+    # Policies ask the suite for the budget (its token_budget method), unless it has no rule of
+    # its own (the input-adaptive default, which the policies apply themselves).
+    register_family(suite.family, suite.templates, suite.token_budget if suite._token_budget is not None else None)
     return suite
 
 

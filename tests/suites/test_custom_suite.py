@@ -107,3 +107,49 @@ def test_a_custom_suites_budget_rule_reaches_the_policies(monkeypatch):
     register_suite(Suite("dots_budget", tasks=list(DOTS.tasks()), scorer=SpecRewardScorer(),
                          family="dots-budget", token_budget=64), replace=True)
     assert policy.token_budget(obs) == 64 == minimum_budget(obs)
+
+
+class _Flaky:
+    """A user's scorer with a bug: raises until fixed."""
+
+    fixed = False
+
+    def score_many(self, tasks, responses):
+        if not self.fixed:
+            raise ZeroDivisionError("division by zero in my metric")
+        return SpecRewardScorer().score_many(tasks, responses)
+
+
+def test_a_custom_scorer_that_raises_stops_eval_with_one_line_naming_the_suite(tmp_path, capsys, monkeypatch):
+    # Issue 9: a scorer that raises is a bug in the user's code, not a bad answer: scoring the
+    # rows 0 would record policy failures that never happened (and finished rows a resumed run
+    # never redoes), so eval stops with one line naming the suite, the scorer and the error, no
+    # traceback; after the fix the same command resumes.
+    import vector_gym.suites as suites_pkg
+
+    monkeypatch.setitem(suites_pkg._REGISTRY, "flaky_dots", None)
+    scorer = _Flaky()
+    register_suite(Suite("flaky_dots", tasks=list(DOTS.tasks()), scorer=scorer, family="dots"), replace=True)
+    out = tmp_path / "run.jsonl"
+    argv = ["eval", "--suite", "flaky_dots", "--policy", "oracle", "--out", str(out), "--no-progress", "--json"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "suite 'flaky_dots'" in err and "_Flaky.score_many" in err
+    assert "ZeroDivisionError: division by zero in my metric" in err
+    assert not out.exists() or out.read_text().strip() == ""
+    scorer.fixed = True
+    assert main(argv) == 0
+    assert [s["full"] for s in json.loads(capsys.readouterr().out)] == [100.0]
+
+
+def test_a_custom_scorer_with_the_wrong_number_of_reports_is_refused():
+    from vector_gym.errors import ScorerError
+
+    class Short:
+        def score_many(self, tasks, responses):
+            return []
+
+    suite = Suite("short_dots", tasks=list(DOTS.tasks()), scorer=Short(), family="dots")
+    with pytest.raises(ScorerError, match=r"suite 'short_dots'.*expected 2 reports, got 0"):
+        suite.score_many(DOTS.tasks(), ["a", "b"])

@@ -28,13 +28,18 @@ SUITES = {
     "svgeditbench_v2": {"processes": 0, "dino_model": None, "clip_model": None, "chamfer": False},
     "repairgen": {"config": {"sources": ["vector_bench"]}},
 }
-COMBOS = {
-    "plain": {},
+WRAPPERS = {  # each variant wrapper's keyword (wrap() applies them in one order)
+    "progress": {"progress_weight": 0.5},
     "patch": {"action_format": "patch"},
     "multi": {"max_turns": 2},
-    "patch+multi": {"action_format": "patch", "max_turns": 2},
-    "image+multi": {"render_observation": (16, 16), "max_turns": 2},
-    "progress+patch+multi": {"progress_weight": 0.5, "action_format": "patch", "max_turns": 2},
+    "image": {"render_observation": (16, 16)},
+}
+# Every subset of the wrappers: all 16 combinations (progress shaping only on spec suites).
+COMBOS = {"plain": {}} | {
+    "+".join(names): {k: v for name in names for k, v in WRAPPERS[name].items()}
+    for names in (
+        [n for i, n in enumerate(WRAPPERS) if mask >> i & 1] for mask in range(1, 1 << len(WRAPPERS))
+    )
 }
 SPEC = {"vector_bench", "repairgen"}
 

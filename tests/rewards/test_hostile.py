@@ -330,6 +330,8 @@ def test_use_fanout_bomb_is_invalid_by_the_renderers_limit():
     assert r.reward == 0.0 and not r.validity_pass and r.detail == (USE_EXPANSION,)
     assert r.failure_reasons[0] == "invalid_svg" and r.status == "INVALID"
     assert score_response(TASK, "```svg\n" + bomb + "\n```").detail == (USE_EXPANSION,)
+    # parity keeps the reference's verdict (it never expands <use>: reference_dialect.py item 8)
+    assert USE_EXPANSION not in score(TASK, bomb, parity=True).detail
     fine = _use_fanout(4)  # 10**4 elements after expansion
     assert render_one(fine, (8, 8), processes=0)[1] is None
     assert score(TASK, fine).validity_pass

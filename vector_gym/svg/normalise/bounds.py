@@ -8,7 +8,6 @@ from vector_gym.svg.normalise.common import _href, _id_map, _ref_id
 from vector_gym.svg.numbers import SVG_NUMBER_RE
 from vector_gym.svg.parse import MAX_USE_EXPANSION, local_name
 
-
 DEFAULT_MAX_USE_EXPANSION = MAX_USE_EXPANSION  # the one limit, shared with the spec reward
 
 

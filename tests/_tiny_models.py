@@ -171,10 +171,11 @@ VLM_CHAT_TEMPLATE = (
 VLM_IMAGE_SIDE, VLM_PATCH = 28, 14
 
 
-def build_tiny_vlm(directory: str | Path) -> Path:
-    """A random LLaVA (2-layer CLIP vision tower, 2-layer Llama, 16 wide) with a processor
-    (CLIP image processor, the tokenizer trained here plus ``<image>``, the chat template
-    above), saved to ``directory`` for ``AutoProcessor`` / ``AutoModelForImageTextToText``.
+def build_tiny_vlm(directory: str | Path, width: int = 16) -> Path:
+    """A random LLaVA (2-layer CLIP vision tower, 2-layer Llama, ``width`` wide, 2 heads) with a
+    processor (CLIP image processor, the tokenizer trained here plus ``<image>``, the chat
+    template above), saved to ``directory`` for ``AutoProcessor`` /
+    ``AutoModelForImageTextToText``.
 
     Images are resized to 28 x 28 and give 4 ``<image>`` tokens. Returns ``directory``.
     """
@@ -212,11 +213,11 @@ def build_tiny_vlm(directory: str | Path) -> Path:
     processor.save_pretrained(directory)
     config = LlavaConfig(
         vision_config=CLIPVisionConfig(
-            hidden_size=16, intermediate_size=32, num_hidden_layers=2, num_attention_heads=2,
-            image_size=side, patch_size=VLM_PATCH, projection_dim=16,
+            hidden_size=width, intermediate_size=2 * width, num_hidden_layers=2,
+            num_attention_heads=2, image_size=side, patch_size=VLM_PATCH, projection_dim=width,
         ),
         text_config=LlamaConfig(
-            vocab_size=len(tokenizer), hidden_size=16, intermediate_size=32, num_hidden_layers=2,
+            vocab_size=len(tokenizer), hidden_size=width, intermediate_size=2 * width, num_hidden_layers=2,
             num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=16384,
             bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
             pad_token_id=tokenizer.pad_token_id,

@@ -110,7 +110,10 @@ class TransformersPolicy:
         self._torch = torch
         if isinstance(model, str) or hasattr(model, "__fspath__"):
             label = str(model)
-            vision = getattr(_load(AutoConfig, model, {}), "vision_config", None) is not None
+            try:  # a vision-language model's config holds its vision tower's
+                vision = getattr(AutoConfig.from_pretrained(model), "vision_config", None) is not None
+            except (OSError, ValueError):  # no config: the model load below names the error
+                vision = False
             if vision and processor is None:
                 processor = model
             if tokenizer is None:

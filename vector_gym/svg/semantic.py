@@ -327,7 +327,7 @@ def semantic_equal_with(p: Node, t: Node, ap: Aliases, at: Aliases) -> bool:
         if not _node_equal(p, t, ap, at):
             return False
         if pc:
-            extend(zip(pc, tc))
+            extend(zip(pc, tc, strict=True))
     return True
 
 

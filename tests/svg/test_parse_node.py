@@ -39,9 +39,10 @@ DOCS = [
 @pytest.mark.parametrize("text", DOCS)
 @pytest.mark.parametrize("dialect", [SVG2, REFERENCE])
 def test_same_tree_as_parse_then_to_node(text, dialect):
-    root, nodes = parse_node(text, dialect=dialect)
+    root, nodes, keys = parse_node(text, dialect=dialect)
     assert _shape(root) == _shape(to_node(parse_svg(text), dialect=dialect))
     assert nodes == list(root.iter())  # document order, root first
+    assert keys == [tuple(n.attrib.items()) for n in nodes]
     release(nodes)
     assert all(n.parent is None for n in nodes) and _shape(root)[0] == root.tag
 

@@ -274,7 +274,10 @@ _USE_TAG = "{http://www.w3.org/2000/svg}use"
 
 
 def check_validity(
-    root: Node | None, parity: bool, nodes: list[Node] | None = None
+    root: Node | None,
+    parity: bool,
+    nodes: list[Node] | None = None,
+    keys: list[tuple[tuple[str, str], ...]] | None = None,
 ) -> tuple[bool, tuple[str, ...], dict[str, list[Node]]]:
     """valid(S), the failed rules' detail codes, and every node per ``id`` (spec §10 rules 1–4).
 
@@ -289,6 +292,8 @@ def check_validity(
     nodes : list of Node, optional
         Every node of ``root``'s tree in document order, root first (as
         :func:`vector_gym.svg.canonical.parse_node` returns them); walked instead of the tree.
+    keys : list of tuple, optional
+        With ``nodes``: each node's ``tuple(attrib.items())`` (``parse_node``'s third value).
 
     Returns
     -------
@@ -310,10 +315,13 @@ def check_validity(
     table = _MEMO.tables[parity]
     store = _MEMO.store
     get_ids = by_id.get
-    for node in nodes if nodes is not None else root.iter():
+    if nodes is None:
+        nodes = list(root.iter())
+    if keys is None:
+        keys = [tuple(n.attrib.items()) for n in nodes]
+    for node, key in zip(nodes, keys, strict=True):
         attrib = node.attrib
         if attrib:
-            key = tuple(attrib.items())
             hit = table.get(key)
             if hit is None:
                 hit = _element_verdict(attrib, parity)

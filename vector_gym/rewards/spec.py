@@ -275,10 +275,10 @@ class SpecScorer:
         work is done at scorer build instead of on the first outputs. Only caches change.
         """
         try:
-            root, nodes = parse_node(svg, dialect=self.dialect)
+            root, nodes, keys = parse_node(svg, dialect=self.dialect)
         except SVGParseError:
             return
-        check_validity(root, self.parity, nodes)
+        check_validity(root, self.parity, nodes, keys)
         release(nodes)
 
     def _plan(self, e: RequestedEdit) -> _CheckPlan:
@@ -393,27 +393,33 @@ class SpecScorer:
         else:
             detail.append(F.NOT_TEXT)
         nodes: list[Node] = []
+        keys: list[tuple[tuple[str, str], ...]] | None = None
         if text is not None:
             try:
-                root, nodes = parse_node(text, self.produced_limits, self.dialect)
+                root, nodes, keys = parse_node(text, self.produced_limits, self.dialect)
             except SVGParseError as exc:
                 detail.append(exc.reason if exc.reason in F.DETAIL_CODES else F.NOT_WELL_FORMED)
             except (RecursionError, MemoryError, ValueError):  # defensive: never raise
                 detail.append(F.NOT_WELL_FORMED)
         try:
-            return self._score_tree(root, text, detail, nodes)
+            return self._score_tree(root, text, detail, nodes, keys)
         finally:
             # The produced tree is private to this call: free it now (its parent links are
             # cycles), so the next score reuses warm memory instead of the GC sweeping later.
             release(nodes)
 
     def _score_tree(
-        self, P: Node | None, text: str | None, detail: list[str], nodes: list[Node] | None = None
+        self,
+        P: Node | None,
+        text: str | None,
+        detail: list[str],
+        nodes: list[Node] | None = None,
+        keys: list[tuple[tuple[str, str], ...]] | None = None,
     ) -> SpecReport:
         parity = self.parity
         T = self.target
         t_index = self.t_index
-        valid, vdetail, by_id = check_validity(P, parity, nodes or None)
+        valid, vdetail, by_id = check_validity(P, parity, nodes or None, keys if nodes else None)
         detail.extend(vdetail)
         if not self.target_valid:
             detail.append(F.TARGET_INVALID)

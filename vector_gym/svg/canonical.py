@@ -267,7 +267,7 @@ _PARSE_DEFAULTS = ParseLimits()
 
 def parse_node(
     text: str | bytes, limits: ParseLimits | None = None, dialect: Dialect | None = None
-) -> tuple[Node, list[Node]]:
+) -> tuple[Node, list[Node], list[tuple[tuple[str, str], ...]]]:
     """:func:`vector_gym.svg.parse.parse_svg` then :func:`to_node`, in one walk (spec §3).
 
     The verdicts and error reasons are those of ``to_node(parse_svg(text, limits), ...)``; the
@@ -284,10 +284,12 @@ def parse_node(
 
     Returns
     -------
-    (Node, list of Node)
-        The root and every node of the tree in document (pre-)order, root first. The tree holds
-        parent links (reference cycles): a caller done with it can call :func:`release` to free
-        it at once instead of leaving it to the cyclic garbage collector.
+    (Node, list of Node, list of tuple)
+        The root; every node of the tree in document (pre-)order, root first; and per node its
+        attributes as parsed, ``tuple(node.attrib.items())`` (a hashable key, built from lxml's
+        list without a second pass over the dict). The tree holds parent links (reference
+        cycles): a caller done with it can call :func:`release` to free it at once instead of
+        leaving it to the cyclic garbage collector.
 
     Raises
     ------
@@ -304,6 +306,8 @@ def parse_node(
     new = _new_node
     order: list[Node] = []
     add = order.append
+    keys: list[tuple[tuple[str, str], ...]] = []
+    addkey = keys.append
     # Pre-order walk; a node is made when popped, so its children are pushed in reverse.
     stack: list[tuple[Any, Node | None, int]] = [(element, None, 1)]
     pop, push = stack.pop, stack.append
@@ -321,7 +325,13 @@ def parse_node(
         count += 1
         n = new(Node)
         n.tag = tag
-        n.attrib = dict(el.items()) if few else read_attributes(el)
+        if few:
+            items = el.items()
+            n.attrib = dict(items)
+            addkey(tuple(items))
+        else:
+            n.attrib = read_attributes(el)
+            addkey(tuple(n.attrib.items()))
         n.text = el.text or ""
         n.tail = el.tail or ""
         n.children = []
@@ -336,7 +346,7 @@ def parse_node(
             d1 = depth + 1
             for c in reversed(el):
                 push((c, n, d1))
-    return order[0], order
+    return order[0], order, keys
 
 
 def release(nodes: list[Node]) -> None:

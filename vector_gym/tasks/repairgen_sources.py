@@ -140,6 +140,7 @@ class PreparedSource:
     image: Any = None  # clean render for the visibility rule (False when it cannot render)
     words: Any = None  # per-source tables of the instruction writer (built on first use)
     by_op: Any = None  # operator -> candidates it may apply to (repairgen_ops.eligible), lazily
+    render_form: Any = None  # clean render form for incremental trial renders (repairgen_visibility)
 
 
 def split_of(split_key: str, test_fraction: float) -> str:

@@ -8,6 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+import vector_gym.tasks.repairgen as rg
 import vector_gym.tasks.repairgen_visibility as vis
 from vector_gym.svg.parse import parse_svg
 from vector_gym.tasks.repairgen import RepairGenConfig, RepairGenerator
@@ -16,32 +17,44 @@ from vector_gym.tasks.repairgen import RepairGenConfig, RepairGenerator
 def test_spliced_renders_equal_whole_renders(monkeypatch):
     """Every trial drawn by the splice is pixel-identical to render_many on the whole trial."""
     original = vis._spliced
+    real_fraction = rg.changed_fraction
     seen: Counter = Counter()
     ops: Counter = Counter()
+    last: dict = {}
 
-    def checked(prep, form, trial, part, new):
-        whole = copy.deepcopy(trial) if trial is not None else None
+    def spliced(prep, form, trial, part, new):
         before = vis.to_svg_bytes(form.root)
-        img = original(prep, form, trial, part, new)
+        last["img"] = img = original(prep, form, trial, part, new)
         assert vis.to_svg_bytes(form.root) == before  # the cached render form is restored
-        if img is None:
-            seen["declined"] += 1
-            return None
-        if whole is None:  # part deleted from the clean scene
-            whole = copy.deepcopy(prep.root)
-            hit = vis._BY_ID(whole, i=part)[0]
-            hit.getparent().remove(hit)
-        ref = vis.render_whole(whole, prep)
-        assert ref is not None
-        np.testing.assert_array_equal(img, ref, err_msg=f"{prep.source.source_id} {part}")
-        seen["new" if new else ("deleted" if trial is None or not vis._BY_ID(trial, i=part) else "changed")] += 1
         return img
 
-    monkeypatch.setattr(vis, "_spliced", checked)
+    def checked(prep, trial, part, new=(), index=None, whole=None):
+        last.clear()
+        frac = real_fraction(prep, trial, part, new, index, whole=whole)
+        if "img" not in last:
+            return frac  # a scene that is not plain: drawn whole
+        if last["img"] is None:
+            seen["declined"] += 1
+            return frac
+        if whole is not None:
+            full = whole()
+            kind = "new" if new else "deleted" if not vis._BY_ID(full, i=part) else "changed"
+        else:  # part deleted from the clean scene
+            full = copy.deepcopy(prep.root)
+            hit = vis._BY_ID(full, i=part)[0]
+            hit.getparent().remove(hit)
+            kind = "deleted"
+        ref = vis.render_whole(full, prep)
+        assert ref is not None
+        np.testing.assert_array_equal(last["img"], ref, err_msg=f"{prep.source.source_id} {part}")
+        seen[kind] += 1
+        return frac
+
+    monkeypatch.setattr(vis, "_spliced", spliced)
+    monkeypatch.setattr(rg, "changed_fraction", checked)
     gen = RepairGenerator(RepairGenConfig(split="all"), seed=3)
     for i in range(120):
-        t = gen[i]
-        ops.update(t.meta()["operators"])
+        ops.update(gen[i].meta()["operators"])
     assert seen["changed"] >= 100 and seen["new"] >= 5 and seen["deleted"] >= 5, seen
     assert seen["declined"] <= seen["changed"] // 20, seen
     assert len(ops) == 9, ops  # every operator went through the check

@@ -43,6 +43,7 @@ import json
 from collections import Counter, deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,7 @@ from vector_gym.tasks.repairgen_sources import (
     serialise,
     split_of,
 )
-from vector_gym.tasks.repairgen_visibility import changed_fraction, clean_image
+from vector_gym.tasks.repairgen_visibility import changed_fraction, clean_image, reduced_copy
 from vector_gym.tasks.repairgen_words import (
     CLOSINGS,
     PHRASINGS,
@@ -337,9 +338,12 @@ class RepairGenerator:
             # Try the corruption alone on a clean copy with a copy of the generator; only a
             # visible one is then applied (same random draws, same result) to the task's trees.
             # Each element is corrupted at most once, so its state is clean in both.
+            # The trial runs on the element and its ancestors alone (an operator reads and
+            # writes nothing else; an insertion is placed among its siblings, so it gets the
+            # whole scene); a whole render rebuilds the whole trial (``whole``).
             trial_rng = _copy_rng(rng)
-            alone = copy.deepcopy(prep.root)
-            alone_target = copy.deepcopy(prep.root) if op == "opacity" else target
+            alone = copy.deepcopy(prep.root) if op == "insert" else _partial_copy(prep, cand.id)
+            alone_target = _partial_copy(prep, cand.id) if op == "opacity" else target
             alone_ctx = self._ctx(prep, alone, alone_target, set(taken))
             trial = apply_operator(op, alone_ctx, cand, trial_rng)
             if trial is None or trial.changed_area < min_area:
@@ -352,11 +356,14 @@ class RepairGenerator:
                 and trial.op in _SURE_OPS
                 and _exposure(prep, cand) >= _SURE_EXPOSURE
             )
-            frac = (
-                changed_fraction(prep, alone, cand.id, trial.new_ids, alone_ctx.src_ids)
-                if by_render and not sure
-                else estimate
-            )
+            if by_render and not sure:
+                # (called before ``rng`` draws again, so a copy of it then is the trial's start)
+                whole = partial(self._whole_trial, prep, op, cand, target, set(taken), rng)
+                frac = changed_fraction(
+                    prep, alone, cand.id, trial.new_ids, alone_ctx.src_ids, whole=whole
+                )
+            else:
+                frac = estimate
             if frac < cfg.min_visible_fraction:
                 continue
             corr = apply_operator(op, self._ctx(prep, source, target, taken), cand, rng)
@@ -368,6 +375,15 @@ class RepairGenerator:
         if len(done) < n:
             return None
         return _Built(done, source, target)
+
+    def _whole_trial(
+        self, prep: PreparedSource, op: str, cand: Any, target: Any, taken: set[str], rng: Any
+    ) -> Any:
+        """The trial of ``op`` on ``cand`` applied to a whole copy of the clean scene."""
+        whole = copy.deepcopy(prep.root)
+        ctx = self._ctx(prep, whole, copy.deepcopy(target), taken)
+        apply_operator(op, ctx, cand, _copy_rng(rng))
+        return whole
 
     def _ctx(self, prep: PreparedSource, source: Any, target: Any, taken: set[str]) -> OpContext:
         return OpContext(
@@ -492,8 +508,17 @@ def _exposure(prep: PreparedSource, cand: Any) -> float:
     return cand.exposure
 
 
+def _partial_copy(prep: PreparedSource, part: str) -> Any:
+    """A copy of the clean scene holding only element ``part`` (whole) and its ancestors."""
+    if prep.elements is None:
+        prep.elements = {
+            el.get("id"): el for el in prep.root.iter() if isinstance(el.tag, str) and el.get("id")
+        }
+    return reduced_copy(prep.root, [prep.elements[part]])
+
+
 def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
-    bit = type(rng.bit_generator)()
+    bit = type(rng.bit_generator)(0)  # a fixed seed, then the state: no OS entropy is read
     bit.state = rng.bit_generator.state
     return np.random.Generator(bit)
 

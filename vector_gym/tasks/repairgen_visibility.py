@@ -35,7 +35,14 @@ from vector_gym.render.precheck import DEFAULT_LIMITS, RenderRejected, check_tex
 from vector_gym.svg.normalise import simplify_tree, to_svg_bytes
 from vector_gym.svg.normalise.style import CSSTooComplex
 
-__all__ = ["CHANGED_LEVEL", "VISIBILITY_SIZE", "changed_fraction", "clean_image", "plain_scene"]
+__all__ = [
+    "CHANGED_LEVEL",
+    "VISIBILITY_SIZE",
+    "changed_fraction",
+    "clean_image",
+    "plain_scene",
+    "reduced_copy",
+]
 
 VISIBILITY_SIZE = 112  # px, square render used by the visibility rule
 CHANGED_LEVEL = 8  # a pixel changes when a channel moves by more than this (0-255)
@@ -141,7 +148,7 @@ def clean_image(prep: Any) -> np.ndarray | None:
     return prep.image if prep.image is not False else None
 
 
-def _reduced(root: Any, tops: list[Any]) -> Any:
+def reduced_copy(root: Any, tops: list[Any]) -> Any:
     """A copy of ``root`` holding only ``tops`` (whole) and their ancestors (attributes only)."""
     # lxml proxies live while referenced: hold the elements themselves, never their id()
     keep = {a for t in tops for a in t.iterancestors()}
@@ -175,7 +182,7 @@ def _spliced(prep: Any, form: RenderForm, trial: Any, part: str, new: list[Any])
     tops = ([el] if el is not None else []) + [x for x in new if x.getparent() not in new]
     normal: dict[str, Any] = {}
     if tops:
-        small = _reduced(trial, tops)
+        small = reduced_copy(trial, tops)
         nform = _render_form(_document(small, prep))
         if nform is None:
             return None
@@ -217,13 +224,21 @@ def _spliced(prep: Any, form: RenderForm, trial: Any, part: str, new: list[Any])
 
 
 def changed_fraction(
-    prep: Any, trial: Any, part: str, new: tuple[str, ...] = (), index: Any = None
+    prep: Any,
+    trial: Any,
+    part: str,
+    new: tuple[str, ...] = (),
+    index: Any = None,
+    whole: Any = None,
 ) -> float:
     """Share of the clean render's pixels that ``trial`` changes (0.0 when it does not render).
 
     ``trial`` is the clean scene with one corruption applied to element ``part`` (changed, or
     deleted) that inserted the elements with ids ``new``; ``trial=None`` means ``part`` deleted
     from the clean scene. ``index`` maps ids to ``trial``'s elements (looked up when missing).
+    ``trial`` may hold only the branch of ``part`` (:func:`reduced_copy`) when it inserts
+    nothing and ``whole``, a callable returning the whole trial scene, is given for a render
+    that cannot splice (an inserted element is placed after its previous sibling in ``trial``).
     """
     clean = clean_image(prep)
     img = None
@@ -242,6 +257,8 @@ def changed_fraction(
         if inserted is not None:
             img = _spliced(prep, form, trial, part, inserted)
     if img is None:
+        if whole is not None:
+            trial = whole()
         if trial is None:
             trial = copy.deepcopy(prep.root)
             hit = _BY_ID(trial, i=part)

@@ -34,6 +34,7 @@ from vector_gym.render.backends import draw_render_form
 from vector_gym.render.precheck import DEFAULT_LIMITS, RenderRejected, check_text, check_tree
 from vector_gym.svg.normalise import simplify_tree, to_svg_bytes
 from vector_gym.svg.normalise.style import CSSTooComplex
+from vector_gym.tasks.repairgen_ops import SHAPES
 
 __all__ = [
     "CHANGED_LEVEL",
@@ -48,23 +49,7 @@ VISIBILITY_SIZE = 112  # px, square render used by the visibility rule
 CHANGED_LEVEL = 8  # a pixel changes when a channel moves by more than this (0-255)
 
 _SVG = "{http://www.w3.org/2000/svg}"
-_PLAIN_TAGS = frozenset(
-    _SVG + t
-    for t in (
-        "svg",
-        "g",
-        "path",
-        "rect",
-        "circle",
-        "ellipse",
-        "line",
-        "polyline",
-        "polygon",
-        "title",
-        "desc",
-        "metadata",
-    )
-)
+_PLAIN_TAGS = frozenset(_SVG + t for t in SHAPES | {"svg", "g", "title", "desc", "metadata"})
 _SIZE = (VISIBILITY_SIZE, VISIBILITY_SIZE)
 _BY_ID = etree.XPath("descendant-or-self::*[@id=$i]")
 _WHITE = (255, 255, 255)
@@ -95,6 +80,20 @@ def plain_scene(root: Any) -> bool:
             if "url(" in v or "paint-order" in k or "paint-order" in v or k.endswith("href"):
                 return False
     return True
+
+
+def _well_inside_limits(root: Any, form: Any) -> bool:
+    """The clean scene is far enough inside :data:`DEFAULT_LIMITS` that no single corruption
+    (at most doubling one element, one attribute more) can make its trial fail the pre-check."""
+    lim = DEFAULT_LIMITS
+    size = len(to_svg_bytes(form))
+    text = len(etree.tostring(root))
+    counts = [len(el.attrib) for el in root.iter() if isinstance(el.tag, str)]
+    return (
+        max(size, text) <= lim.max_bytes // 8  # also bounds the path numbers (2 bytes each)
+        and len(counts) <= lim.max_elements // 4
+        and max(counts) <= lim.max_attributes - 4
+    )
 
 
 def _document(root: Any, prep: Any) -> bytes:
@@ -140,7 +139,7 @@ def clean_image(prep: Any) -> np.ndarray | None:
         img = _draw(form) if form is not None else None
         prep.image = img if img is not None else False
         prep.render_form = False
-        if img is not None and plain_scene(prep.root):
+        if img is not None and plain_scene(prep.root) and _well_inside_limits(prep.root, form):
             by_id = {
                 el.get("id"): el for el in form.iter() if isinstance(el.tag, str) and el.get("id")
             }
@@ -182,9 +181,14 @@ def _spliced(prep: Any, form: RenderForm, trial: Any, part: str, new: list[Any])
     tops = ([el] if el is not None else []) + [x for x in new if x.getparent() not in new]
     normal: dict[str, Any] = {}
     if tops:
+        # Normalised as built, without the text round trip and pre-check of a whole document:
+        # on a plain scene that is well inside the render limits (clean_image) they find
+        # nothing to strip or reject in one element and its ancestors.
         small = reduced_copy(trial, tops)
-        nform = _render_form(_document(small, prep))
-        if nform is None:
+        _document(small, prep)
+        try:
+            nform = simplify_tree(small, size=_SIZE)
+        except (CSSTooComplex, MemoryError):
             return None
         want = {t.get("id") for t in tops}
         normal = {e.get("id"): e for e in nform.iter() if isinstance(e.tag, str) and e.get("id") in want}

@@ -31,8 +31,9 @@ One writer, repairs under the lock
 ----------------------------------
 :class:`RunWriter` holds an exclusive advisory lock (``flock``) on the run file for as long
 as it is open; a second writer gets :class:`RunLockedError` at once. A write is one
-``write(2)`` of a whole line followed by ``fsync``, so a process killed mid-write leaves at
-most one torn last line (no final newline). The torn line is cut away only under the lock:
+``write(2)`` of a whole line followed by ``fsync`` (or, for a batch, one ``fsync`` after its
+rows: :meth:`RunWriter.sync`), so a process killed mid-write leaves at most one torn last
+line (no final newline). The torn line is cut away only under the lock:
 by the next writer before it appends, or by :func:`read_rows` with ``repair=True`` when no
 writer holds the file (while a writer is live its unfinished line is skipped, never cut). A
 complete last line (one that ends in a newline) that is not a valid row is an error, never

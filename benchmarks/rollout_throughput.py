@@ -5,11 +5,14 @@ Measured, for SVGEditBench V2 (raster metrics: MSE and Chamfer at 224 px, render
 warm pool of 2 render processes; the learned metrics are off because their weights are not
 bundled) and Vector-Bench (specification reward):
 
-* ``batched``: :func:`vector_gym.rollout.rollout` (``batch_size`` completions per policy call,
-  scored with one ``suite.score_many`` call per batch: one render batch);
-* ``per-completion``: the previous path, ``rollout`` playing one ``env.reset`` + ``env.step``
-  per completion with each answer scored, and rendered, alone (the env's ``prescore`` is
-  switched off; the run file, fsync per row and policy calls are the same).
+* ``batched``: :func:`vector_gym.rollout.rollout` with ``batch_size`` completions per policy
+  call, scored with one ``suite.score_many`` call per batch (one render batch over the pool's
+  processes), every row written as its episode ends, one fsync per batch;
+* ``per-completion``: the same ``rollout`` with ``batch_size=1`` on an env whose ``prescore``
+  is switched off: per completion one policy call, one ``env.reset`` + ``env.step`` scoring that
+  answer alone (its source, target and answer each rendered by its own pool call, as the env
+  does outside a batch), one row and one fsync: the path of a plain reset/step loop that keeps
+  every row durable.
 
 ``svgeditbench_v2`` is the raster scorer's pixel metrics (MSE); ``svgeditbench_v2+chamfer`` adds
 the Chamfer distance, computed in this process per answer on either path.
@@ -70,7 +73,7 @@ def measure(name: str, limit: int, batch_size: int, repeat: int) -> dict[str, fl
             env = (EditEnv if path == "batched" else _OneAtATime)(suite, tasks=tasks)
             policy = make_policy("oracle", tasks)
             t0 = time.perf_counter()
-            rows = _run(env, policy, tasks, batch_size)
+            rows = _run(env, policy, tasks, batch_size if path == "batched" else 1)
             best[path] = max(best[path], rows / (time.perf_counter() - t0))
     return best
 

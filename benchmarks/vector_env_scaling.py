@@ -17,6 +17,12 @@ before forking (:func:`vector_gym.envs.vector_bench.VectorBenchEnv` builds them 
 constructed, which ``AsyncVectorEnv`` does once in the parent), so the workers inherit them
 instead of each building its own.
 
+Each contender also prints how long each of its processes waited for a core (the run-queue
+delay of Linux schedstat): on a loaded machine that, not the pipes (about 16 KB pickled per
+sub-env step, 13 us a round trip) or the scorers, is what the Async workers wait on, and it
+is why the wall-clock ratio there says more about the neighbours than about the env; the
+CPU-bound rate is the rate with a core per process.
+
 Usage::
 
     python benchmarks/vector_env_scaling.py [--episodes 400] [--rounds 3] [--autoreset same-step]
@@ -75,6 +81,7 @@ def _run(kind: str, n_envs: int, episodes: int, mode: AutoresetMode, outputs: di
     steps = 0
     workers = [p.pid for p in getattr(env, "processes", [])]
     k0 = [_proc_cpu(pid) for pid in workers]
+    q0 = [_run_delay(pid) for pid in [os.getpid(), *workers]]
     w0, c0 = time.perf_counter(), time.process_time()
     while done < episodes:
         actions = tuple(action_for(t) for t in task_ids)
@@ -89,13 +96,14 @@ def _run(kind: str, n_envs: int, episodes: int, mode: AutoresetMode, outputs: di
             task_ids = [t if t is not None else next(iter(outputs)) for t in task_ids]
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     kcpu = [_proc_cpu(pid) - k for pid, k in zip(workers, k0, strict=True)]
+    queued = [_run_delay(pid) - q for pid, q in zip([os.getpid(), *workers], q0, strict=True)]
     env.close()
     # CPU-bound rate: episodes per CPU second of the busiest process (the parent or one worker),
     # i.e. the rate when every process has a core of its own; a loaded machine's wall clock
     # mostly measures the neighbours.
     busiest = max([cpu, *kcpu])
     return {"eps": done / wall, "eps_cpu": done / busiest, "wall": wall, "cpu": cpu,
-            "worker_cpu": kcpu, "startup": startup, "steps": steps, "done": done, "rewards": rewards}
+            "worker_cpu": kcpu, "queued": queued, "startup": startup, "steps": steps, "done": done, "rewards": rewards}
 
 
 def _proc_cpu(pid: int) -> float:
@@ -103,6 +111,15 @@ def _proc_cpu(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as fh:
         fields = fh.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _run_delay(pid: int) -> float:
+    """Seconds a process has spent runnable but waiting for a core (Linux schedstat), or NaN."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as fh:
+            return int(fh.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return float("nan")
 
 
 def main() -> None:
@@ -147,6 +164,8 @@ def main() -> None:
             f"{rs[0]['done']} episodes; CPU s parent {rs[0]['cpu']:.2f}, workers {wcpu}; "
             f"wall {rs[0]['wall']:.2f} s; start-up {statistics.median(x['startup'] for x in rs) * 1e3:.0f} ms"
         )
+        q = "+".join(f"{v:.2f}" for v in rs[0]["queued"])
+        print(f"         waiting for a core (run queue, s): {q} (parent first, then the workers)")
     print(f"  async / sync: {med['async'] / med['sync']:.2f}x wall, {med_cpu['async'] / med_cpu['sync']:.2f}x CPU-bound"
           "  (issue 16 asks > 1 with 2 workers)")
 

@@ -138,6 +138,61 @@ def test_killed_run_loses_only_the_row_in_flight(tmp_path):
     assert [r["task_id"] for r in rows] == ["t0", "t1", "t2", "t3", "t4"]
 
 
+def test_rows_are_fsynced_once_per_batch(tmp_path, monkeypatch):
+    import vector_gym.runfile as runfile
+
+    synced: list[int] = []
+    real = runfile.os.fsync
+    out = tmp_path / "r.jsonl"
+
+    def counting_fsync(fd):
+        synced.append(out.read_bytes().count(b"\n"))  # whole rows on disk at each fsync
+        real(fd)
+
+    monkeypatch.setattr(runfile.os, "fsync", counting_fsync)
+    rollout(make_env(), CountingPolicy(), out, batch_size=2, progress=False)
+    assert synced == [2, 4, 5]  # batches t0-t1, t2-t3, t4: one fsync each, after its rows
+
+
+KILL_MID_BATCH = """
+import os, signal, sys
+sys.path.insert(0, {tests!r})
+import vector_gym.runfile as runfile
+from test_rollout import CountingPolicy, make_env
+from vector_gym.rollout import rollout
+
+real = runfile.RunWriter.append
+def append(self, row, **kw):
+    if self.written == 3:  # rows t0-t2 of the batch written, none fsynced yet
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(self, row, **kw)
+runfile.RunWriter.append = append
+rollout(make_env(), CountingPolicy(), {out!r}, batch_size=5, progress=False)
+"""
+
+
+def test_a_run_killed_inside_a_batch_keeps_the_rows_it_wrote(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    out = tmp_path / "r.jsonl"
+    script = tmp_path / "kill.py"
+    script.write_text(KILL_MID_BATCH.format(tests=str(Path(__file__).parent), out=str(out)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    p = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, timeout=120)
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    assert [r["task_id"] for r in read_rows(out)] == ["t0", "t1", "t2"]
+    pol = CountingPolicy()
+    rows = rollout(make_env(), pol, out, batch_size=5, progress=False)
+    assert pol.seen == ["t3", "t4"]  # the written rows are not redone
+    assert [r["task_id"] for r in rows] == ["t0", "t1", "t2", "t3", "t4"]
+    keys = [row_key(r) for r in read_rows(out, latest=False)]
+    assert len(keys) == len(set(keys)) == 5
+
+
 class FlakyPolicy(CountingPolicy):
     """Like CountingPolicy, but the request of every task in ``down`` fails (connection refused)."""
 

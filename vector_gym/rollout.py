@@ -5,7 +5,8 @@ Layer 7. :func:`rollout` asks the policy for a batch of answers at a time
 (:meth:`~vector_gym.envs.base.EditEnv.prescore`: one render batch for a raster suite), plays
 each answer as one episode (``env.reset(options={"task_id": ...})`` then
 ``env.step(response)``, which takes the batch's report) and appends one row per outcome to a
-JSON Lines file, flushed and fsynced row by row.
+JSON Lines file: each row is written as its episode ends, and the file is fsynced once per
+batch.
 
 Resume and crash safety
 -----------------------
@@ -20,7 +21,8 @@ the newest row of each key (:func:`read_rows` by default,
 failure in every table, and a run that never reached its model shows up in the
 ``Err.`` column instead of as silent zeros. Each resume retries a failed row once. A run killed mid-write leaves at most one torn last line (no final newline); the
 next writer cuts it away under the run lock before it appends. A killed run therefore
-loses at most the row in flight. Run-file I/O (the one-writer lock, the run
+loses at most the row in flight; an OS crash or power loss, at most the rows of the batch in
+flight (one fsync per batch, :class:`~vector_gym.runfile.RunWriter`). Run-file I/O (the one-writer lock, the run
 fingerprint every row records, text-safe encoding, the stored-response bound, named
 errors of corrupt files) lives in :mod:`vector_gym.runfile`; a second writer, a file of
 another run fingerprint or a file that is not a run file is refused, and Ctrl-C or a
@@ -219,7 +221,7 @@ def rollout(
         return obs
 
     def write(row: dict[str, Any], k: tuple[Any, ...], fh: Any) -> None:
-        row = writer.append(row)  # scored on the full response; stored bounded
+        row = writer.append(row, sync=False)  # scored on the full response; stored bounded
         have[k] = row
         if not is_error_row(row):
             done.add(k)
@@ -257,6 +259,7 @@ def rollout(
                     observe,
                     lambda ep: write(ep.row(name, pname), key(ep.task.task_id, ep.index), fh),
                 )
+                writer.sync()  # one fsync per batch (module docstring)
                 if bar is not None:
                     # tqdm redraws at most every 0.1 s of *row* updates; redraw once per batch
                     # so the count and the time left show after every policy call.

@@ -31,8 +31,9 @@ One writer, repairs under the lock
 ----------------------------------
 :class:`RunWriter` holds an exclusive advisory lock (``flock``) on the run file for as long
 as it is open; a second writer gets :class:`RunLockedError` at once. A write is one
-``write(2)`` of a whole line followed by ``fsync``, so a process killed mid-write leaves at
-most one torn last line (no final newline). The torn line is cut away only under the lock:
+``write(2)`` of a whole line followed by ``fsync`` (or, for a batch, one ``fsync`` after its
+rows: :meth:`RunWriter.sync`), so a process killed mid-write leaves at most one torn last
+line (no final newline). The torn line is cut away only under the lock:
 by the next writer before it appends, or by :func:`read_rows` with ``repair=True`` when no
 writer holds the file (while a writer is live its unfinished line is skipped, never cut). A
 complete last line (one that ends in a newline) that is not a valid row is an error, never
@@ -633,6 +634,12 @@ class RunWriter:
     written : int
         Rows appended by this writer.
 
+    Durability: every :meth:`append` hands its whole line to the kernel before it returns
+    (one ``write``), so a killed process loses at most the row in flight. ``append(row)`` also
+    fsyncs (the row survives an OS crash or power loss); ``append(row, sync=False)`` leaves
+    the fsync to the next :meth:`sync` (or :meth:`close`), so a batch of rows costs one fsync
+    and an OS crash can take at most the rows since the last sync.
+
     Raises
     ------
     RunLockedError
@@ -654,6 +661,7 @@ class RunWriter:
         self.fingerprint = dict(fingerprint) if fingerprint is not None else None
         self.run_id = fingerprint_id(self.fingerprint) if self.fingerprint is not None else None
         self.written = 0
+        self._unsynced = 0
         if self.path.is_dir():
             raise RunFileError(f"{self.path}: is a folder; --out expects a run file (FILE.jsonl)")
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -711,8 +719,10 @@ class RunWriter:
                     changes,
                 )
 
-    def append(self, row: dict[str, Any]) -> dict[str, Any]:
+    def append(self, row: dict[str, Any], *, sync: bool = True) -> dict[str, Any]:
         """Append one row (fingerprinted, responses bounded); return the row as stored.
+
+        ``sync=False`` skips the fsync (class docstring: :meth:`sync` does it for a batch).
 
         Raises
         ------
@@ -733,7 +743,10 @@ class RunWriter:
             while view:
                 k = os.write(self._fd, view)
                 view = view[k:]
-            os.fsync(self._fd)
+            if sync:
+                os.fsync(self._fd)
+            else:
+                self._unsynced += 1
         except BaseException:
             try:  # never leave a torn line behind a failed write
                 os.ftruncate(self._fd, start)
@@ -743,9 +756,19 @@ class RunWriter:
         self.written += 1
         return row
 
+    def sync(self) -> None:
+        """fsync the rows appended with ``sync=False`` since the last sync (no-op if none)."""
+        if self._fd is not None and self._unsynced:
+            os.fsync(self._fd)
+            self._unsynced = 0
+
     def close(self) -> None:
-        """Release the lock and close the file (idempotent)."""
+        """fsync what is pending, release the lock and close the file (idempotent)."""
         if getattr(self, "_fd", None) is not None:
+            try:
+                self.sync()
+            except OSError:
+                pass  # the rows are written; only their durability against an OS crash is lost
             os.close(self._fd)  # type: ignore[arg-type]
             self._fd = None
 

@@ -43,7 +43,7 @@ from vector_gym.svg.normalise import fit_root, simplify_tree, to_svg_bytes
 from vector_gym.svg.normalise.capability import skia_unsupported
 from vector_gym.svg.normalise.style import CSSTooComplex, check_selectors
 
-__all__ = ["BACKENDS", "draw_document", "render_document"]
+__all__ = ["BACKENDS", "draw_document", "draw_render_form", "render_document"]
 
 BACKENDS: tuple[str, ...] = ("skia", "skia-strict", "resvg", "cairosvg")
 """Names accepted by ``backend=``."""
@@ -133,6 +133,24 @@ def _cairosvg_png(data: bytes, background: tuple[int, int, int]) -> bytes:
 
     bg = "#{:02x}{:02x}{:02x}".format(*background)
     return cairosvg.svg2png(bytestring=data, background_color=bg, unsafe=False)
+
+
+def draw_render_form(
+    data: bytes, out: np.ndarray, background: tuple[int, int, int] = (255, 255, 255)
+) -> str | None:
+    """Draw a document already in the normalised render form with skia, into ``out``.
+
+    ``data`` must be :func:`vector_gym.svg.normalise.to_svg_bytes` of a tree that went through
+    :func:`~vector_gym.render.precheck.check_tree` and
+    :func:`~vector_gym.svg.normalise.simplify_tree` at ``out``'s size: this is the last step of
+    :func:`draw_document` with ``backend="skia-strict"``, for callers that build the render form
+    themselves (RepairGen splices one changed element into a cached normalised scene). Nothing
+    is checked here. Returns ``None`` or ``render_failed`` / ``out_of_memory``.
+    """
+    try:
+        return _draw_skia(data, out, background)
+    except MemoryError:
+        return reasons.OUT_OF_MEMORY
 
 
 def draw_document(

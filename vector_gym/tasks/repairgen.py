@@ -20,7 +20,10 @@ Guarantees (checked over 10,000 tasks by ``benchmarks/repairgen_check.py``):
   fill recolour or fade whose area estimate is at least 5% of the picture on an element whose
   removal changes at least 3% of it (measured once per element); with
   ``visibility="geometric"`` only the area estimate is used (several times faster, fewer
-  corruptions visible; ``benchmarks/repairgen_check.py --visibility geometric``).
+  corruptions visible; ``benchmarks/repairgen_check.py --visibility geometric``). The clean
+  scene's normalised render form is kept, and a trial on a plain scene is drawn by splicing
+  the changed element into it (:mod:`vector_gym.tasks.repairgen_visibility`; the same pixels
+  as a whole render, several times cheaper).
 
 Purity: task ``idx`` of seed ``seed`` is a pure function of ``(config, seed, idx)`` (and the
 source set and generator version) through ``np.random.default_rng([seed, idx])``, a seed
@@ -40,6 +43,7 @@ import json
 from collections import Counter, deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +65,7 @@ from vector_gym.tasks.repairgen_sources import (
     serialise,
     split_of,
 )
+from vector_gym.tasks.repairgen_visibility import changed_fraction, clean_image, reduced_copy
 from vector_gym.tasks.repairgen_words import (
     CLOSINGS,
     PHRASINGS,
@@ -315,7 +320,7 @@ class RepairGenerator:
         target = copy.deepcopy(prep.root)
         taken = set(prep.ids)
         area = prep.width * prep.height
-        by_render = cfg.visibility == "render" and _clean_image(prep) is not None
+        by_render = cfg.visibility == "render" and clean_image(prep) is not None
         # in render mode the area estimate only pre-filters hopeless corruptions
         min_area = cfg.min_visible_fraction * area * (0.3 if by_render else 1.0)
         used: set[str] = set()
@@ -333,12 +338,14 @@ class RepairGenerator:
             # Try the corruption alone on a clean copy with a copy of the generator; only a
             # visible one is then applied (same random draws, same result) to the task's trees.
             # Each element is corrupted at most once, so its state is clean in both.
+            # The trial runs on the element and its ancestors alone (an operator reads and
+            # writes nothing else; an insertion is placed among its siblings, so it gets the
+            # whole scene); a whole render rebuilds the whole trial (``whole``).
             trial_rng = _copy_rng(rng)
-            alone = copy.deepcopy(prep.root)
-            alone_target = copy.deepcopy(prep.root) if op == "opacity" else target
-            trial = apply_operator(
-                op, self._ctx(prep, alone, alone_target, set(taken)), cand, trial_rng
-            )
+            alone = copy.deepcopy(prep.root) if op == "insert" else _partial_copy(prep, cand.id)
+            alone_target = _partial_copy(prep, cand.id) if op == "opacity" else target
+            alone_ctx = self._ctx(prep, alone, alone_target, set(taken))
+            trial = apply_operator(op, alone_ctx, cand, trial_rng)
             if trial is None or trial.changed_area < min_area:
                 continue
             estimate = min(trial.changed_area / area, 1.0)
@@ -349,7 +356,14 @@ class RepairGenerator:
                 and trial.op in _SURE_OPS
                 and _exposure(prep, cand) >= _SURE_EXPOSURE
             )
-            frac = _changed_fraction(prep, alone) if by_render and not sure else estimate
+            if by_render and not sure:
+                # (called before ``rng`` draws again, so a copy of it then is the trial's start)
+                whole = partial(self._whole_trial, prep, op, cand, target, set(taken), rng)
+                frac = changed_fraction(
+                    prep, alone, cand.id, trial.new_ids, alone_ctx.src_ids, whole=whole
+                )
+            else:
+                frac = estimate
             if frac < cfg.min_visible_fraction:
                 continue
             corr = apply_operator(op, self._ctx(prep, source, target, taken), cand, rng)
@@ -361,6 +375,15 @@ class RepairGenerator:
         if len(done) < n:
             return None
         return _Built(done, source, target)
+
+    def _whole_trial(
+        self, prep: PreparedSource, op: str, cand: Any, target: Any, taken: set[str], rng: Any
+    ) -> Any:
+        """The trial of ``op`` on ``cand`` applied to a whole copy of the clean scene."""
+        whole = copy.deepcopy(prep.root)
+        ctx = self._ctx(prep, whole, copy.deepcopy(target), taken)
+        apply_operator(op, ctx, cand, _copy_rng(rng))
+        return whole
 
     def _ctx(self, prep: PreparedSource, source: Any, target: Any, taken: set[str]) -> OpContext:
         return OpContext(
@@ -474,62 +497,28 @@ _SURE_OPS = frozenset({"displace", "delete", "recolor_fill", "opacity"})  # not 
 #: ... and only for elements that are well exposed: removing the element from the clean picture
 #: changes at least this share of its pixels (measured once per element, then cached).
 _SURE_EXPOSURE = 0.03
-VISIBILITY_SIZE = 112  # px, square render used by the visibility rule
-CHANGED_LEVEL = 8  # a pixel changes when a channel moves by more than this (0-255)
-
-
-def _render(root: Any, prep: PreparedSource) -> np.ndarray | None:
-    """Draw ``root`` (a throwaway tree) at VISIBILITY_SIZE px through :func:`vector_gym.render.render_many`.
-
-    In this process (``processes=0``) with the ``skia-strict`` backend (skia only, so the
-    decision never depends on which optional renderers are installed). The clean and the
-    corrupted document go through the same drawing, so what skia draws imperfectly (text, some
-    filters) cancels out in the difference. None when the document does not render.
-    """
-    from vector_gym.render import render_many
-
-    ox, oy = prep.origin
-    root.set("viewBox", f"{ox} {oy} {prep.width} {prep.height}")
-    root.set("width", str(VISIBILITY_SIZE))
-    root.set("height", str(VISIBILITY_SIZE))
-    batch = render_many(
-        [etree.tostring(root)], size=(VISIBILITY_SIZE, VISIBILITY_SIZE), backend="skia-strict", processes=0
-    )
-    return batch.images[0] if batch.ok[0] else None
-
-
-def _clean_image(prep: PreparedSource) -> np.ndarray | None:
-    if prep.image is None:
-        img = _render(copy.deepcopy(prep.root), prep)
-        prep.image = img if img is not None else False
-    return prep.image if prep.image is not False else None
-
-
 def _exposure(prep: PreparedSource, cand: Any) -> float:
     """Share of the picture that changes when ``cand`` is removed (cached on the candidate)."""
     if cand.exposure is None:
-        root = copy.deepcopy(prep.root)
-        found = _BY_ID(root, i=cand.id)
+        found = _BY_ID(prep.root, i=cand.id)
         if found and found[0].getparent() is not None:
-            found[0].getparent().remove(found[0])
-            cand.exposure = _changed_fraction(prep, root)
+            cand.exposure = changed_fraction(prep, None, cand.id)
         else:
             cand.exposure = 0.0
     return cand.exposure
 
 
-def _changed_fraction(prep: PreparedSource, root: Any) -> float:
-    img = _render(root, prep)
-    if img is None:
-        return 0.0
-    clean = prep.image
-    moved = (np.maximum(img, clean) - np.minimum(img, clean)) > CHANGED_LEVEL  # uint8, no overflow
-    changed = moved[..., 0] | moved[..., 1] | moved[..., 2]
-    return np.count_nonzero(changed) / changed.size
+def _partial_copy(prep: PreparedSource, part: str) -> Any:
+    """A copy of the clean scene holding only element ``part`` (whole) and its ancestors."""
+    if prep.elements is None:
+        prep.elements = {
+            el.get("id"): el for el in prep.root.iter() if isinstance(el.tag, str) and el.get("id")
+        }
+    return reduced_copy(prep.root, [prep.elements[part]])
 
 
 def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
-    bit = type(rng.bit_generator)()
+    bit = type(rng.bit_generator)(0)  # a fixed seed, then the state: no OS entropy is read
     bit.state = rng.bit_generator.state
     return np.random.Generator(bit)
 

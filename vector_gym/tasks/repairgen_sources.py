@@ -35,7 +35,7 @@ from vector_gym.svg.canonical import is_invalid, normalise_attribute
 from vector_gym.svg.parse import parse_svg
 from vector_gym.svg.viewbox import parse_viewbox, viewport_size
 from vector_gym.tasks.repairgen_ops import Candidate, analyse_element, local
-from vector_gym.tasks.repairgen_paths import respell_path, scan_points
+from vector_gym.tasks.repairgen_paths import respell_path, scan_path, scan_points
 from vector_gym.tasks.repairgen_words import color_word, noun_from_label
 
 __all__ = [
@@ -140,6 +140,8 @@ class PreparedSource:
     image: Any = None  # clean render for the visibility rule (False when it cannot render)
     words: Any = None  # per-source tables of the instruction writer (built on first use)
     by_op: Any = None  # operator -> candidates it may apply to (repairgen_ops.eligible), lazily
+    render_form: Any = None  # clean render form for incremental trial renders (repairgen_visibility)
+    elements: Any = None  # id -> element of ``root`` (built on first use)
 
 
 def split_of(split_key: str, test_fraction: float) -> str:
@@ -358,8 +360,11 @@ def _noun(el: Any, generated: bool, tag: str) -> str:
     return shape
 
 
-def _structurally_valid(root: Any) -> bool:
-    """The validity-gate checks of spec §10 that a clean source can fail (cheap, no sampling)."""
+def _structurally_valid(root: Any, valid_d: set[str] = frozenset()) -> bool:
+    """The validity-gate checks of spec §10 that a clean source can fail (cheap, no sampling).
+
+    ``valid_d``: path data already read as valid by the caller (not read again).
+    """
     if local(root.tag) != "svg":
         return False
     ids = set()
@@ -376,7 +381,7 @@ def _structurally_valid(root: Any) -> bool:
             continue
         for key, value in el.attrib.items():
             name = local(key)
-            if is_invalid(normalise_attribute(name, value)):
+            if not (name == "d" and value in valid_d) and is_invalid(normalise_attribute(name, value)):
                 return False
             if name == "points" and value.strip() and scan_points(value) is None:
                 return False
@@ -410,6 +415,7 @@ def prepare_source(source: CleanSource) -> PreparedSource | None:
     existing = {el.get("id") for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
     counters: dict[str, int] = {}
     generated: set[str] = set()
+    valid_d: set[str] = set()
     for el in root.iter():
         if not isinstance(el.tag, str) or el is root:
             continue
@@ -417,11 +423,12 @@ def prepare_source(source: CleanSource) -> PreparedSource | None:
         if tag == "path" and el.get("d") is not None:
             d = el.get("d")
             if d.strip():
-                respelled = respell_path(d)
-                if respelled is None:
+                if scan_path(d) is None:  # respell_path's own check (its scan is cached)
                     return None
                 if is_invalid(normalise_attribute("d", d)):
-                    el.set("d", respelled)
+                    el.set("d", respell_path(d))
+                else:
+                    valid_d.add(d)  # _structurally_valid need not read it again
         if el.get("id") or tag in _NO_ID_TAGS:
             continue
         while True:
@@ -432,7 +439,7 @@ def prepare_source(source: CleanSource) -> PreparedSource | None:
         el.set("id", new_id)
         existing.add(new_id)
         generated.add(new_id)
-    if not _structurally_valid(root):
+    if not _structurally_valid(root, valid_d):
         return None
     width, height = viewport_size(root)
     vb = parse_viewbox(root.get("viewBox") or "") if root.get("viewBox") else None

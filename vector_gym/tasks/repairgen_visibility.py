@@ -1,0 +1,276 @@
+"""RepairGen's visibility renders: the clean scene once, each trial corruption incrementally.
+
+The visibility rule (:mod:`vector_gym.tasks.repairgen`) compares a 112 x 112 skia render of
+the clean scene with one of the scene carrying a single trial corruption. Both are drawn by the
+``skia-strict`` path of :func:`vector_gym.render.render_many`: pre-check
+(:func:`vector_gym.render.precheck.check_tree`), normalisation to the render form
+(:func:`vector_gym.svg.normalise.simplify_tree`), skia. The normalisation is most of that cost
+and a trial differs from the clean scene in one element, so:
+
+- the clean scene's render form is built once per prepared source and kept;
+- for a *plain* scene (only ``svg``, ``g``, basic shapes, ``title``/``desc``/``metadata``;
+  no ``url(...)`` reference, no ``paint-order``; see :func:`plain_scene`) the normaliser treats
+  every element from its own attributes and its ancestors' alone (inherited paint, font size,
+  viewport), so a trial's render form is the clean one with the changed element replaced by its
+  own normalised form (normalised in a small document holding only it and its ancestors),
+  a deleted element removed, an inserted one added after its previous sibling;
+- any other scene, or a change this cannot splice, is drawn whole through ``render_many``.
+
+The splice gives the same document as normalising the whole trial, so the same pixels:
+``tests/tasks/test_repairgen_visibility.py`` checks image equality with ``render_many`` over
+generated tasks of every operator. RepairGen's tasks do not depend on which path drew them.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from lxml import etree
+
+from vector_gym.render.backends import draw_render_form
+from vector_gym.render.precheck import DEFAULT_LIMITS, RenderRejected, check_text, check_tree
+from vector_gym.svg.normalise import simplify_tree, to_svg_bytes
+from vector_gym.svg.normalise.style import CSSTooComplex
+from vector_gym.tasks.repairgen_ops import SHAPES
+
+__all__ = [
+    "CHANGED_LEVEL",
+    "VISIBILITY_SIZE",
+    "changed_fraction",
+    "clean_image",
+    "plain_scene",
+    "reduced_copy",
+]
+
+VISIBILITY_SIZE = 112  # px, square render used by the visibility rule
+CHANGED_LEVEL = 8  # a pixel changes when a channel moves by more than this (0-255)
+
+_SVG = "{http://www.w3.org/2000/svg}"
+_PLAIN_TAGS = frozenset(_SVG + t for t in SHAPES | {"svg", "g", "title", "desc", "metadata"})
+_SIZE = (VISIBILITY_SIZE, VISIBILITY_SIZE)
+_BY_ID = etree.XPath("descendant-or-self::*[@id=$i]")
+_WHITE = (255, 255, 255)
+
+
+@dataclass
+class RenderForm:
+    """The clean scene's normalised render form (spliced and restored by each trial)."""
+
+    root: Any
+    by_id: dict[str, Any]
+
+
+def plain_scene(root: Any) -> bool:
+    """True when every element is an SVG ``svg``/``g``/basic shape/``title``/``desc``/``metadata``
+    (children of ``metadata`` excepted) and no attribute holds a ``url(...)`` reference or
+    ``paint-order``: then the normaliser's result for an element depends only on the element
+    and its ancestors (no ``<use>``, CSS sheet, gradient, clip, mask, filter or marker)."""
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        if el.tag not in _PLAIN_TAGS:
+            parent = el.getparent()
+            if not any(a.tag == _SVG + "metadata" for a in el.iterancestors()) or parent is None:
+                return False
+            continue
+        for k, v in el.attrib.items():
+            if "url(" in v or "paint-order" in k or "paint-order" in v or k.endswith("href"):
+                return False
+    return True
+
+
+def _well_inside_limits(root: Any, form: Any) -> bool:
+    """The clean scene is far enough inside :data:`DEFAULT_LIMITS` that no single corruption
+    (at most doubling one element, one attribute more) can make its trial fail the pre-check."""
+    lim = DEFAULT_LIMITS
+    size = len(to_svg_bytes(form))
+    text = len(etree.tostring(root))
+    counts = [len(el.attrib) for el in root.iter() if isinstance(el.tag, str)]
+    return (
+        max(size, text) <= lim.max_bytes // 8  # also bounds the path numbers (2 bytes each)
+        and len(counts) <= lim.max_elements // 4
+        and max(counts) <= lim.max_attributes - 4
+    )
+
+
+def _document(root: Any, prep: Any) -> bytes:
+    """The text ``render_many`` gets for ``root`` (a throwaway tree): root fitted to the square."""
+    ox, oy = prep.origin
+    root.set("viewBox", f"{ox} {oy} {prep.width} {prep.height}")
+    root.set("width", str(VISIBILITY_SIZE))
+    root.set("height", str(VISIBILITY_SIZE))
+    return etree.tostring(root)
+
+
+def _render_form(data: bytes) -> Any:
+    """``draw_document``'s skia-strict preparation of ``data``; None where it would fail."""
+    try:
+        check_text(data, DEFAULT_LIMITS)
+        root = check_tree(data, DEFAULT_LIMITS)
+        return simplify_tree(root, size=_SIZE)
+    except (RenderRejected, CSSTooComplex, MemoryError):
+        return None
+
+
+def _draw(form_root: Any) -> np.ndarray | None:
+    img = np.empty((VISIBILITY_SIZE, VISIBILITY_SIZE, 3), dtype=np.uint8)
+    return img if draw_render_form(to_svg_bytes(form_root), img, _WHITE) is None else None
+
+
+def render_whole(root: Any, prep: Any) -> np.ndarray | None:
+    """Draw ``root`` (a throwaway tree) through :func:`vector_gym.render.render_many`.
+
+    In this process (``processes=0``) with the ``skia-strict`` backend (skia only, so the
+    decision never depends on which optional renderers are installed). None when it fails.
+    """
+    from vector_gym.render import render_many
+
+    batch = render_many([_document(root, prep)], size=_SIZE, backend="skia-strict", processes=0)
+    return batch.images[0] if batch.ok[0] else None
+
+
+def clean_image(prep: Any) -> np.ndarray | None:
+    """The clean scene's render (cached on ``prep``, with its render form for a plain scene)."""
+    if prep.image is None:
+        form = _render_form(_document(copy.deepcopy(prep.root), prep))
+        img = _draw(form) if form is not None else None
+        prep.image = img if img is not None else False
+        prep.render_form = False
+        if img is not None and plain_scene(prep.root) and _well_inside_limits(prep.root, form):
+            by_id = {
+                el.get("id"): el for el in form.iter() if isinstance(el.tag, str) and el.get("id")
+            }
+            prep.render_form = RenderForm(form, by_id)
+    return prep.image if prep.image is not False else None
+
+
+def reduced_copy(root: Any, tops: list[Any]) -> Any:
+    """A copy of ``root`` holding only ``tops`` (whole) and their ancestors (attributes only)."""
+    # lxml proxies live while referenced: hold the elements themselves, never their id()
+    keep = {a for t in tops for a in t.iterancestors()}
+    top_set = set(tops)
+
+    def fill(src: Any, dst: Any) -> None:
+        for ch in src:
+            if ch in top_set:
+                dst.append(copy.deepcopy(ch))
+            elif ch in keep:
+                fill(ch, etree.SubElement(dst, ch.tag, dict(ch.attrib)))
+
+    out = etree.Element(root.tag, dict(root.attrib), nsmap=root.nsmap)
+    fill(root, out)
+    return out
+
+
+def _spliced(prep: Any, form: RenderForm, trial: Any, part: str, new: list[Any]) -> Any:
+    """The trial's image through the splice (module docstring); None where it does not apply.
+
+    ``trial`` is the corrupted tree (None: only ``part`` deleted from the clean scene), ``part``
+    the id of the element the corruption changed or deleted, ``new`` the elements it inserted.
+    """
+    el = None
+    if trial is not None:
+        found = _BY_ID(trial, i=part)
+        el = found[0] if found else None
+    old = form.by_id.get(part)
+    if old is None or old.getparent() is None:
+        return None
+    tops = ([el] if el is not None else []) + [x for x in new if x.getparent() not in new]
+    normal: dict[str, Any] = {}
+    if tops:
+        # Normalised as built, without the text round trip and pre-check of a whole document:
+        # on a plain scene that is well inside the render limits (clean_image) they find
+        # nothing to strip or reject in one element and its ancestors.
+        small = reduced_copy(trial, tops)
+        _document(small, prep)
+        try:
+            nform = simplify_tree(small, size=_SIZE)
+        except (CSSTooComplex, MemoryError):
+            return None
+        want = {t.get("id") for t in tops}
+        normal = {e.get("id"): e for e in nform.iter() if isinstance(e.tag, str) and e.get("id") in want}
+    undo: list[tuple] = []
+    try:
+        parent = old.getparent()
+        rep = normal.get(part)
+        if rep is None:  # deleted, or dropped by the normaliser
+            idx = parent.index(old)
+            parent.remove(old)
+            undo.append(("insert", parent, idx, old))
+        else:
+            rep.tail = old.tail
+            parent.replace(old, rep)
+            undo.append(("replace", parent, rep, old))
+        for x in tops[1 if el is not None else 0 :]:
+            prev = x.getprevious()
+            while prev is not None and not isinstance(prev.tag, str):
+                prev = prev.getprevious()
+            pid = prev.get("id") if prev is not None else None
+            anchor = rep if pid == part else form.by_id.get(pid) if pid else None
+            if anchor is None or anchor.getparent() is None:
+                return None
+            ins = normal.get(x.get("id"))
+            if ins is not None:
+                anchor.addnext(ins)
+                undo.append(("remove", ins))
+        return _draw(form.root)
+    finally:
+        for step in reversed(undo):
+            if step[0] == "insert":
+                step[1].insert(step[2], step[3])
+            elif step[0] == "replace":
+                step[1].replace(step[2], step[3])
+            else:
+                step[1].getparent().remove(step[1])
+
+
+def changed_fraction(
+    prep: Any,
+    trial: Any,
+    part: str,
+    new: tuple[str, ...] = (),
+    index: Any = None,
+    whole: Any = None,
+) -> float:
+    """Share of the clean render's pixels that ``trial`` changes (0.0 when it does not render).
+
+    ``trial`` is the clean scene with one corruption applied to element ``part`` (changed, or
+    deleted) that inserted the elements with ids ``new``; ``trial=None`` means ``part`` deleted
+    from the clean scene. ``index`` maps ids to ``trial``'s elements (looked up when missing).
+    ``trial`` may hold only the branch of ``part`` (:func:`reduced_copy`) when it inserts
+    nothing and ``whole``, a callable returning the whole trial scene, is given for a render
+    that cannot splice (an inserted element is placed after its previous sibling in ``trial``).
+    """
+    clean = clean_image(prep)
+    img = None
+    form = prep.render_form
+    if form:
+        inserted = []
+        for i in new:
+            found = index.get(i) if index is not None else None
+            if found is None:
+                hits = _BY_ID(trial, i=i)
+                found = hits[0] if hits else None
+            if found is None:
+                inserted = None
+                break
+            inserted.append(found)
+        if inserted is not None:
+            img = _spliced(prep, form, trial, part, inserted)
+    if img is None:
+        if whole is not None:
+            trial = whole()
+        if trial is None:
+            trial = copy.deepcopy(prep.root)
+            hit = _BY_ID(trial, i=part)
+            if hit and hit[0].getparent() is not None:
+                hit[0].getparent().remove(hit[0])
+        img = render_whole(trial, prep)
+    if img is None or clean is None:
+        return 0.0
+    moved = (np.maximum(img, clean) - np.minimum(img, clean)) > CHANGED_LEVEL  # uint8, no overflow
+    changed = moved[..., 0] | moved[..., 1] | moved[..., 2]
+    return np.count_nonzero(changed) / changed.size

@@ -123,7 +123,7 @@ def _worker_main(conn, memory_mb: int | None, workdir: str | None = None) -> Non
             resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
         import skia  # noqa: F401 - warm the import before reporting ready
 
-        from vector_gym.render.backends import draw_document
+        from vector_gym.render.backends import clear_caches, draw_document
 
         conn.send(("ready", os.getpid()))
         shm = None
@@ -137,6 +137,9 @@ def _worker_main(conn, memory_mb: int | None, workdir: str | None = None) -> Non
                 break
             if msg is None:
                 break
+            if type(msg) is str:  # "clear": forget the prepared documents
+                clear_caches()
+                continue
             if type(msg) is tuple:  # a batch's settings, sent once per batch
                 name, shape, background, backend, limits = msg
                 if name != shm_name:
@@ -336,6 +339,15 @@ class RenderPool:
     def closed(self) -> bool:
         """Whether :meth:`close` has run."""
         return self._closed
+
+    def clear_caches(self) -> None:
+        """Make every worker forget the documents it prepared (for cold-start measurements)."""
+        with self._lock:
+            for w in self._workers:
+                try:
+                    w.conn.send("clear")
+                except (OSError, ValueError):
+                    pass
 
     def worker_pids(self) -> tuple[int, ...]:
         """Return the process ids of the current workers (for tests and monitoring)."""

@@ -51,8 +51,8 @@ def test_corpus_documents_in_the_subset_draw_exactly_as_with_the_full_normaliser
         if hit:
             hits += 1
             np.testing.assert_array_equal(fast, full, err_msg=text[:200])
-    # most bundled documents are in the subset (Vector-Bench scenes all, emoji about 60%)
-    assert hits >= 0.6 * len(docs), (hits, len(docs))
+    # most bundled documents are in the subset (Vector-Bench scenes all, emoji about 85%)
+    assert hits >= 0.75 * len(docs), (hits, len(docs))
 
 
 @pytest.mark.parametrize(
@@ -66,6 +66,10 @@ def test_corpus_documents_in_the_subset_draw_exactly_as_with_the_full_normaliser
         ('<rect width="4" height="4"/>', 'viewBox="0 0 10 10" fill="#f0f" x="3px" transform="scale(2)"'),
         ('<title>t</title><polygon points="1,1 9,1 5,9" fill="#abc"/>', 'viewBox="0 0 10 10"'),
         ('<rect width="0" height="4" stroke="#000"/><circle r="0" stroke="#000"/>', 'viewBox="0 0 10 10"'),
+        (
+            '<circle cx="5" cy="5" r="4" fill="#000" style="fill:#98C0D0;stroke:#000; stroke-width:1"/>',
+            'viewBox="0 0 10 10" style="enable-background:new 0 0 10 10;" xml:space="preserve"',
+        ),
     ],
 )
 def test_subset_cases_draw_exactly_as_with_the_full_normaliser(body, root):
@@ -80,7 +84,13 @@ def test_subset_cases_draw_exactly_as_with_the_full_normaliser(body, root):
     "body, root",
     [
         ('<rect width="50%" height="4"/>', 'viewBox="0 0 10 10"'),  # units
-        ('<rect width="4" height="4" style="fill:red"/>', 'viewBox="0 0 10 10"'),  # CSS
+        ('<rect width="4" height="4" style="fill:red"/>', 'viewBox="0 0 10 10"'),  # named colour
+        ('<rect width="4" height="4" style="fill:#f00 !important"/>', 'viewBox="0 0 10 10"'),
+        ('<rect width="4" height="4" style="stroke-width:2px"/>', 'viewBox="0 0 10 10"'),  # unit
+        ('<rect width="4" height="4" style="transform:scale(2)"/>', 'viewBox="0 0 10 10"'),
+        ('<rect width="4" height="4" style="width:2"/>', 'viewBox="0 0 10 10"'),  # geometry
+        ('<rect width="4" height="4" style="fill:/**/#f00"/>', 'viewBox="0 0 10 10"'),
+        ('<rect width="4" height="4"/>', 'viewBox="0 0 10 10" style="fill:#f00"'),
         ('<rect class="a" width="4" height="4"/>', 'viewBox="0 0 10 10"'),
         ('<rect width="4" height="4" fill="red"/>', 'viewBox="0 0 10 10"'),  # named colour
         ('<rect width="4" height="4" fill="currentColor"/>', 'viewBox="0 0 10 10"'),

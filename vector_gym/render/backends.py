@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections import OrderedDict
 
 import numpy as np
@@ -156,13 +157,23 @@ _PREPARED_MAX_ITEM_BYTES = 1 << 20  # a bigger prepared document is not kept
 # digest, H, W, backend, limits -> (backend, prepared bytes) or (None, failure reason)
 _prepared: OrderedDict[tuple, tuple[str | None, bytes | str]] = OrderedDict()
 _prepared_bytes = 0
+_prepared_lock = threading.Lock()  # render_many(processes=0) may run in several threads
 
 
 def clear_caches() -> None:
     """Forget every prepared document kept by :func:`draw_document` in this process."""
     global _prepared_bytes
-    _prepared.clear()
-    _prepared_bytes = 0
+    with _prepared_lock:
+        _prepared.clear()
+        _prepared_bytes = 0
+
+
+def _recall(key: tuple) -> tuple[str | None, bytes | str] | None:
+    with _prepared_lock:
+        entry = _prepared.get(key)
+        if entry is not None:
+            _prepared.move_to_end(key)
+        return entry
 
 
 def _remember(key: tuple, entry: tuple[str | None, bytes | str]) -> None:
@@ -170,11 +181,15 @@ def _remember(key: tuple, entry: tuple[str | None, bytes | str]) -> None:
     size = len(entry[1]) + 200
     if size > _PREPARED_MAX_ITEM_BYTES:
         return
-    _prepared[key] = entry
-    _prepared_bytes += size
-    while _prepared_bytes > PREPARED_CACHE_BYTES or len(_prepared) > _PREPARED_MAX_ITEMS:
-        _k, old = _prepared.popitem(last=False)
-        _prepared_bytes -= len(old[1]) + 200
+    with _prepared_lock:
+        old = _prepared.pop(key, None)
+        if old is not None:
+            _prepared_bytes -= len(old[1]) + 200
+        _prepared[key] = entry
+        _prepared_bytes += size
+        while _prepared_bytes > PREPARED_CACHE_BYTES or len(_prepared) > _PREPARED_MAX_ITEMS:
+            _k, old = _prepared.popitem(last=False)
+            _prepared_bytes -= len(old[1]) + 200
 
 
 def _prepare(svg: str | bytes, h: int, w: int, backend: str, limits: RenderLimits):
@@ -212,6 +227,9 @@ def draw_document(
 ) -> tuple[str | None, str | None]:
     """Check, prepare and draw one document into ``out``, in the calling process.
 
+    The pre-check and preparation are done once per document, canvas size, backend and limits
+    in this process, then served from a bounded cache (module docstring, "Fast path and cache").
+
     Parameters
     ----------
     svg : str or bytes
@@ -248,9 +266,7 @@ def draw_document(
         if isinstance(svg, str | bytes):
             data = svg.encode("utf-8", "surrogatepass") if isinstance(svg, str) else svg
             key = (hashlib.blake2b(data, digest_size=16).digest(), h, w, backend, limits)
-            entry = _prepared.get(key)
-            if entry is not None:
-                _prepared.move_to_end(key)
+            entry = _recall(key)
         if key is None or entry is None:
             entry = _prepare(svg, h, w, backend, limits)
             if key is not None:

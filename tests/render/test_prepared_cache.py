@@ -88,6 +88,7 @@ def test_the_cache_is_bounded_in_bytes(monkeypatch):
         svg('<rect width="2" height="2" fill="url(file:///etc/passwd#g)"/>'),
         svg("<style>@IMPORT 'http://example.com/a.css';</style>"),
         svg('<linearGradient id="g" HREF="x"/><linearGradient id="h" href="/etc/passwd"/>'),
+        svg('<g xml:base="file:///etc/"><rect id="base" width="2" height="2"/></g>'),
     ],
 )
 def test_documents_with_a_reference_marker_still_get_the_reference_checks(doc):
@@ -101,6 +102,7 @@ def test_documents_without_a_marker_skip_the_reference_scans(monkeypatch):
 
     monkeypatch.setattr(precheck, "external_references", boom)
     assert not precheck._may_refer(GOOD)
+    assert not precheck._may_refer(svg('<rect id="baseline" width="2" height="2"/>'))
     assert render_many([GOOD], (8, 8), processes=0).errors == (None,)
     with pytest.raises(AssertionError):
         precheck.check_tree(f"<svg {NS}><rect fill='url(#x)'/></svg>")

@@ -180,14 +180,15 @@ def check_text(svg: object, limits: RenderLimits = DEFAULT_LIMITS) -> str | byte
     return svg
 
 
-_REFERENCE_MARKERS = ("&", "\\", "url(", "href", "base", "@")
+_REFERENCE_MARKERS = ("&", "\\", "url(", "href", ":base", "@")  # ":base": xml:base, any prefix
 
 
 def _may_refer(svg: str | bytes) -> bool:
     """False when the text proves the document refers to nothing (a cheap test, on the text).
 
     Every reference the reference checks read (``href`` and ``xlink:href`` attributes,
-    ``xml:base``, ``url(``, CSS ``href`` declarations and ``@import``) needs one of
+    ``xml:base`` (an attribute ``base`` under a prefix), ``url(``, CSS ``href`` declarations and
+    ``@import``) needs one of
     :data:`_REFERENCE_MARKERS` in the text, in any letter case: an attribute value or style
     sheet is its text verbatim unless it holds a character reference (``&``), a CSS escape
     needs a backslash, and :func:`~vector_gym.svg.parse.parse_svg` reads the bytes as UTF-8

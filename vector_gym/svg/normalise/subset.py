@@ -193,6 +193,8 @@ def _scan(root) -> tuple[list, dict] | None:
         else:
             return None
     todo = []
+    numbers: set[str] = set()  # values already proven plain numbers (they repeat a lot)
+    paints: set[str] = set()
     it = root.iterdescendants()
     for el in it:
         tag = el.tag
@@ -209,11 +211,15 @@ def _scan(root) -> tuple[list, dict] | None:
         for k, v in el.items():
             kind = checks.get(k)
             if kind == _NUMBER:  # the common case, inline
-                if _plain(v) is None:
-                    return None
+                if v not in numbers:
+                    if _plain(v) is None:
+                        return None
+                    numbers.add(v)
             elif kind == _PAINT:
-                if _paint(v) is None:
-                    return None
+                if v not in paints:
+                    if _paint(v) is None:
+                        return None
+                    paints.add(v)
             elif kind == _TRANSFORM:
                 rewrite = True
             elif k == "style":

@@ -559,7 +559,7 @@ class RenderPool:
         ok = np.array([e is None for e in errors], dtype=bool)
         if not ok.all():
             images[~ok] = np.asarray(background, dtype=np.uint8)
-        return images, ok, tuple(errors), tuple(d if e is None else None for d, e in zip(drawn, errors))
+        return images, ok, tuple(errors), tuple(d if e is None else None for d, e in zip(drawn, errors, strict=True))
 
     def _run(
         self, pending, svgs, errors, name, shape, background, backend, timeout_s, limits, drawn

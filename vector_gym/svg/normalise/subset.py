@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import re
 
-from vector_gym.svg.normalise.common import IDENTITY, _S, _matrix_str
+from vector_gym.svg.normalise.common import _S, IDENTITY, _matrix_str
 from vector_gym.svg.normalise.context import _store
 from vector_gym.svg.normalise.root import fit_root
 from vector_gym.svg.normalise.transforms import read_transform
@@ -67,23 +67,17 @@ _paint = _PAINT_RE.fullmatch
 
 # How each attribute of the subset is checked (anything else leaves the subset).
 _ANY, _NUMBER, _PAINT, _UNIT, _POSITIVE, _TRANSFORM = range(6)
-_ATTR_CHECKS = {
+# Presentation properties of the subset; a style attribute may set these too (not geometry,
+# whose CSS form the cascade treats apart, nor transform, whose CSS grammar differs).
+_PRESENTATION = {
     "fill": _PAINT,
     "stroke": _PAINT,
     "opacity": _UNIT,
     "fill-opacity": _UNIT,
     "stroke-opacity": _UNIT,
     "stroke-width": _POSITIVE,
-    "transform": _TRANSFORM,
-    **dict.fromkeys(
-        ("x", "y", "width", "height", "rx", "ry", "cx", "cy", "r", "x1", "y1", "x2", "y2"),
-        _NUMBER,
-    ),
     **dict.fromkeys(
         (
-            "id",
-            "d",
-            "points",
             "fill-rule",
             "clip-rule",
             "stroke-linecap",
@@ -95,27 +89,16 @@ _ATTR_CHECKS = {
         _ANY,
     ),
 }
-
-
-# Properties a style attribute of the subset may set (presentation properties; not geometry,
-# whose CSS form the cascade treats apart, nor transform, whose CSS grammar differs).
-_STYLE_PROPS = frozenset(
-    (
-        "fill",
-        "stroke",
-        "opacity",
-        "fill-opacity",
-        "stroke-opacity",
-        "stroke-width",
-        "fill-rule",
-        "clip-rule",
-        "stroke-linecap",
-        "stroke-linejoin",
-        "stroke-miterlimit",
-        "stroke-dasharray",
-        "stroke-dashoffset",
-    )
-)
+_STYLE_PROPS = frozenset(_PRESENTATION)
+_ATTR_CHECKS = {
+    **_PRESENTATION,
+    "transform": _TRANSFORM,
+    **dict.fromkeys(
+        ("x", "y", "width", "height", "rx", "ry", "cx", "cy", "r", "x1", "y1", "x2", "y2"),
+        _NUMBER,
+    ),
+    **dict.fromkeys(("id", "d", "points"), _ANY),
+}
 _STYLE_VALUE = re.compile(r"[#a-zA-Z0-9., -]*").fullmatch
 
 

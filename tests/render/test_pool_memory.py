@@ -56,6 +56,7 @@ def test_a_big_batch_is_its_own_segment_unlinked_and_unmapped_in_the_workers(mon
 
 
 def test_a_small_batch_still_uses_the_reused_segment():
+    assert 3 * 8 * 8 * 3 < pool_module._OWN_SEGMENT_BYTES
     with RenderPool(1, memory_mb=1024) as pool:
         a, ok, _ = pool.render([GOOD] * 3, (8, 8))
         name = pool._shm.name
@@ -68,9 +69,10 @@ def test_a_small_batch_still_uses_the_reused_segment():
         np.testing.assert_array_equal(c, b)
 
 
-def test_parent_memory_is_the_pixels_once():
+def test_parent_memory_is_the_pixels_once(monkeypatch):
     # 120 images of 224 px = 17.2 MiB: the parent's resident memory grows by about that, once
     # (it grew by twice that before: copy + segment).
+    monkeypatch.setattr(pool_module, "_OWN_SEGMENT_BYTES", 16 << 20)
     def rss_kib() -> int:
         with open("/proc/self/status") as fh:
             return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))

@@ -163,7 +163,7 @@ def test_ray_data_llm_contract():
 
 
 @pytest.mark.slow
-def test_rollout_dataset_through_ray_data_llm_on_vllm_cpu(tmp_path, capsys):
+def test_rollout_dataset_through_ray_data_llm_on_vllm_cpu(tmp_path, capsys, monkeypatch):
     """rollout_dataset("vllm:MODEL") end to end on vllm-cpu: Ray's processor (chat template,
     tokenize, vLLM engine on a CPU bundle, detokenize) with our preprocess and postprocess gives
     rollout rows that rescore and report read; prompts are our template, tokens within budget."""
@@ -174,6 +174,8 @@ def test_rollout_dataset_through_ray_data_llm_on_vllm_cpu(tmp_path, capsys):
     from vector_gym.cli import main
 
     model = build_tiny_qwen2(tmp_path / "qwen2")
+    # A local ray.init() would otherwise turn token authentication on and write ~/.ray/auth_token.
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
     ray = vray.connect(None, num_cpus=2, include_dashboard=False)
     try:
         suite = get_suite("vector_bench")

@@ -1089,6 +1089,11 @@ class LocalCluster:
         self.port = _free_port()
         self.address = f"127.0.0.1:{self.port}"
         self.marker = f"vgray-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        # One authentication mode for every node and the driver: ``ray start --head`` turns
+        # token authentication on by itself when ~/.ray/auth_token exists (a local ray.init()
+        # writes one), while worker nodes and an explicit-address driver do not, and then
+        # cannot join (InvalidAuthToken). RAY_AUTH_MODE=token, where set, applies to all.
+        self.auth_mode = os.environ.get("RAY_AUTH_MODE") or "disabled"
         self.temp_dir = Path(tempfile.mkdtemp(prefix="vgray-"))
         self.nodes: list[subprocess.Popen] = []
         self._logs: list[Path] = []
@@ -1100,7 +1105,7 @@ class LocalCluster:
     def _start_node(self, args: list[str], cpus: int, env_extra: dict[str, str]) -> None:
         log = self.temp_dir / f"node{len(self.nodes)}.log"
         env = dict(os.environ, VECTOR_GYM_RAY_CLUSTER=self.marker, RAY_USAGE_STATS_ENABLED="0",
-                   **env_extra)
+                   RAY_AUTH_MODE=self.auth_mode, **env_extra)
         cmd = [*self._ray_cmd(), "start", *args, f"--num-cpus={cpus}", "--num-gpus=0",
                f"--object-store-memory={self.object_store}", "--disable-usage-stats", "--block"]
         fh = open(log, "wb")
@@ -1156,7 +1161,7 @@ class LocalCluster:
     def _alive_nodes(self) -> int:
         code = (_PATCH + "import ray,sys; ray.init(address=sys.argv[1], log_to_driver=False);"
                 "print(sum(1 for n in ray.nodes() if n['Alive']))")
-        env = dict(os.environ, VECTOR_GYM_RAY_CLUSTER=self.marker)
+        env = dict(os.environ, VECTOR_GYM_RAY_CLUSTER=self.marker, RAY_AUTH_MODE=self.auth_mode)
         try:
             out = subprocess.run([sys.executable, "-c", code, self.address], capture_output=True,
                                  text=True, timeout=60, env=env)

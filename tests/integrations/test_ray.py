@@ -100,6 +100,7 @@ def test_local_cluster_joins_where_a_ray_auth_token_file_exists(tmp_path, monkey
     finally:
         c.stop()
     assert c.marked_pids() == []
+    assert not c.temp_dir.exists()  # the nodes' session directories and logs go with them
 
 
 def test_published_outcomes_identical_to_in_process(cluster):

@@ -175,14 +175,13 @@ def measure_conformance(size=CORPUS_SIZE, raw: bool = True) -> list[dict]:
     white image (what a browser draws for it, e.g. an SVG ``data:`` image, which the pipeline
     refuses to draw: resvg draws it).
     """
-    from vector_gym.render import RenderLimits, render_many
+    from vector_gym.render import render_many
 
     corpus = load_conformance_corpus()
     expect = conformance_expectations()
     svgs = [c[2] for c in corpus]
-    skip = RenderLimits(use_cycles="skip")  # a cyclic <use> is skipped alone, as browsers do
-    ours = render_many(svgs, size, processes=0, limits=skip)
-    ref = render_many(svgs, size, backend="resvg", processes=0, limits=skip)
+    ours = render_many(svgs, size, processes=0)  # the default: a cyclic <use> skipped alone
+    ref = render_many(svgs, size, backend="resvg", processes=0)
     refs = ref.images.copy()
     for i, (cls, name, _) in enumerate(corpus):
         e = expect.get(f"{cls}/{name}")

@@ -1,4 +1,5 @@
-"""A tiny, randomly initialised causal LM and a tokenizer trained here, for tests.
+"""Tiny, randomly initialised models (causal LMs, a vision-language model) and tokenizers
+trained here, for tests.
 
 Nothing is downloaded: the tokenizer is a byte-level BPE trained with the
 ``tokenizers`` library on a small corpus of SVG and instruction text (the
@@ -57,12 +58,23 @@ def _train_tokenizer(special_tokens: list[str], chat_template: str, **named: str
     return tokenizer
 
 
+def _save_random(model_cls, config, tokenizer, directory: Path) -> Path:
+    """``model_cls(config)`` with seed-0 random weights, eos/pad from ``tokenizer``, saved."""
+    import torch
+
+    torch.manual_seed(0)
+    model = model_cls(config)
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    model.save_pretrained(directory)
+    return directory
+
+
 def build_tiny_lm(directory: str | Path) -> Path:
     """Train the tokenizer, build the model, save both to ``directory``.
 
     Returns the directory. Takes about a second on one CPU core.
     """
-    import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
     directory = Path(directory)
@@ -90,12 +102,7 @@ def build_tiny_lm(directory: str | Path) -> Path:
         pad_token_id=tokenizer.pad_token_id,
         tie_word_embeddings=True,
     )
-    torch.manual_seed(0)
-    model = LlamaForCausalLM(config)
-    model.generation_config.eos_token_id = tokenizer.eos_token_id
-    model.generation_config.pad_token_id = tokenizer.pad_token_id
-    model.save_pretrained(directory)
-    return directory
+    return _save_random(LlamaForCausalLM, config, tokenizer, directory)
 
 
 # ChatML, as Qwen2 tokenizers carry it: one <|im_start|>ROLE\n ... <|im_end|>\n block per message.
@@ -117,7 +124,6 @@ def build_tiny_qwen2(directory: str | Path, max_position_embeddings: int = 16384
     ``generation_config.json`` sets no sampling values, so vLLM's defaults apply.
     Returns ``directory``; takes about a second.
     """
-    import torch
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     directory = Path(directory)
@@ -145,12 +151,82 @@ def build_tiny_qwen2(directory: str | Path, max_position_embeddings: int = 16384
         tie_word_embeddings=True,
         torch_dtype="float32",
     )
-    torch.manual_seed(0)
-    model = Qwen2ForCausalLM(config)
-    model.generation_config.eos_token_id = tokenizer.eos_token_id
-    model.generation_config.pad_token_id = tokenizer.pad_token_id
-    model.save_pretrained(directory)
-    return directory
+    return _save_random(Qwen2ForCausalLM, config, tokenizer, directory)
+
+
+# The chat template of the tiny vision-language model: content is a string, or a list of parts
+# ({"type": "image"} becomes the <image> placeholder the processor expands, text parts their text).
+VLM_CHAT_TEMPLATE = (
+    "{% for message in messages %}<|{{ message['role'] }}|>"
+    "{% if message['content'] is string %}{{ message['content'] }}"
+    "{% else %}{% for part in message['content'] %}"
+    "{% if part['type'] == 'image' %}<image>"
+    "{% elif part['type'] == 'text' %}{{ part['text'] }}{% endif %}"
+    "{% endfor %}{% endif %}<|eos|>{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+#: Side (pixels) of the tiny VLM's image input and of its vision patches: 2 x 2 patches,
+#: so each image is 4 placeholder tokens in the prompt.
+VLM_IMAGE_SIDE, VLM_PATCH = 28, 14
+
+
+def build_tiny_vlm(directory: str | Path, width: int = 16) -> Path:
+    """A random LLaVA (2-layer CLIP vision tower, 2-layer Llama, ``width`` wide, 2 heads) with a
+    processor (CLIP image processor, the tokenizer trained here plus ``<image>``, the chat
+    template above), saved to ``directory`` for ``AutoProcessor`` /
+    ``AutoModelForImageTextToText``.
+
+    Images are resized to 28 x 28 and give 4 ``<image>`` tokens. Returns ``directory``.
+    """
+    from transformers import (
+        CLIPImageProcessorPil,
+        CLIPVisionConfig,
+        LlamaConfig,
+        LlavaConfig,
+        LlavaForConditionalGeneration,
+        LlavaProcessor,
+    )
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    tokenizer = _train_tokenizer(
+        [*SPECIAL_TOKENS, "<image>"],
+        VLM_CHAT_TEMPLATE,
+        bos_token="<|bos|>",
+        eos_token="<|eos|>",
+        pad_token="<|pad|>",
+        additional_special_tokens=["<|system|>", "<|user|>", "<|assistant|>", "<image>"],
+    )
+    side = VLM_IMAGE_SIDE
+    processor = LlavaProcessor(
+        image_processor=CLIPImageProcessorPil(
+            size={"shortest_edge": side}, crop_size={"height": side, "width": side}
+        ),
+        tokenizer=tokenizer,
+        patch_size=VLM_PATCH,
+        vision_feature_select_strategy="default",  # LLaVA-1.5: the CLS feature is dropped
+        num_additional_image_tokens=1,
+        chat_template=VLM_CHAT_TEMPLATE,
+    )
+    processor.save_pretrained(directory)
+    config = LlavaConfig(
+        vision_config=CLIPVisionConfig(
+            hidden_size=width, intermediate_size=2 * width, num_hidden_layers=2,
+            num_attention_heads=2, image_size=side, patch_size=VLM_PATCH, projection_dim=width,
+        ),
+        text_config=LlamaConfig(
+            vocab_size=len(tokenizer), hidden_size=width, intermediate_size=2 * width, num_hidden_layers=2,
+            num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=16384,
+            bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+            pad_token_id=tokenizer.pad_token_id,
+        ),
+        image_token_index=tokenizer.convert_tokens_to_ids("<image>"),
+        image_seq_length=(side // VLM_PATCH) ** 2,
+        vision_feature_select_strategy="default",
+        vision_feature_layer=-1,
+    )
+    return _save_random(LlavaForConditionalGeneration, config, tokenizer, directory)
 
 
 def start_vllm_server(model: str | Path, port: int, log: str | Path, *args: str, timeout_s: float = 300):

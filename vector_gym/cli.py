@@ -149,6 +149,21 @@ def build_parser() -> argparse.ArgumentParser:
         "SVG and editor feedback and answers again, up to K (default: 1)",
     )
     ev.add_argument(
+        "--observation",
+        choices=("text", "image"),
+        default="text",
+        help="what the policy sees: the instruction and SVG text, or also the current document "
+        "rendered on white as an image for vision-language policies (hf:PATH loads a "
+        "vision-language model with its processor; openai:MODEL sends a PNG data URI; vllm:MODEL "
+        "passes the image to the engine) (default: text)",
+    )
+    ev.add_argument(
+        "--image-size",
+        type=_image_size,
+        metavar="H[xW]",
+        help="with --observation image: rendered image size in pixels (default: 224x224)",
+    )
+    ev.add_argument(
         "--backend",
         choices=("skia", "resvg", "cairosvg"),
         help="renderer of the SVGEditBench raster metrics (default: skia; cairosvg = the papers')",
@@ -389,7 +404,9 @@ def _make_env(args: argparse.Namespace, suite: Any, tasks: Sequence[Any]) -> Any
     from vector_gym.envs import ENVS, make_env
     from vector_gym.errors import ConfigError
 
-    variants = {"action_format": args.action_format, "max_turns": args.max_turns}
+    variants: dict[str, Any] = {"action_format": args.action_format, "max_turns": args.max_turns}
+    if _render_observation(args) is not None:
+        variants["render_observation"] = _render_observation(args)
     entry = next((e for e in ENVS if e.suite == suite.name), None)
     if entry is None:
         return make_env(suite, tasks=tasks, **variants)
@@ -428,6 +445,7 @@ def _default_out(
         + (f"-{backend}" if backend else "")
         + (f"-{fmt}" if fmt != "svg" else "")
         + (f"-turns{turns}" if turns != 1 else "")
+        + ("-image{}x{}".format(*image) if (image := _render_observation(args)) else "")
         + "-"
         + corpus_hash(tasks)[:8]
     )
@@ -441,7 +459,12 @@ def _default_out(
 def _eval_suite(args: argparse.Namespace, suite: Any, many: bool) -> tuple[list[dict[str, Any]], list[Path], list[Any]]:
     """Run every policy on one suite; return its rows, run files and tasks."""
     from vector_gym.errors import ConfigError
-    from vector_gym.policies import CONTROL_POLICIES, check_action_format, make_policy
+    from vector_gym.policies import (
+        CONTROL_POLICIES,
+        check_action_format,
+        check_observation,
+        make_policy,
+    )
     from vector_gym.rollout import rollout
     from vector_gym.runfile import new_run_path, run_fingerprint
 
@@ -482,6 +505,9 @@ def _eval_suite(args: argparse.Namespace, suite: Any, many: bool) -> tuple[list[
                 if args.action_format != "svg" or args.max_turns != 1:
                     raise ConfigError("--ray runs single-turn SVG answers; run --action-format "
                                       "patch or --max-turns K evals without --ray")
+                if _render_observation(args) is not None:
+                    raise ConfigError("--ray runs text observations; run --observation image "
+                                      "evals without --ray")
                 fp = run_fingerprint_for(suite, tasks, spec, env=env, policy_options=extra)
                 out = _default_out(args, _alias(suite), tasks, policy_name(spec), fp)
                 if args.out:
@@ -495,6 +521,7 @@ def _eval_suite(args: argparse.Namespace, suite: Any, many: bool) -> tuple[list[
                 continue
             policy = make_policy(spec, tasks, **extra)
             check_action_format(policy, args.action_format)
+            check_observation(policy, args.observation)
             policies.append((spec, policy))
         for spec, policy in policies:
             fp = run_fingerprint(env, policy, spec=spec)  # parity, backend: the suite's options
@@ -617,6 +644,32 @@ def _cmd_rescore(args: argparse.Namespace) -> int:
     else:
         print(format_table(summaries, label_header="Model"))
     return 0
+
+
+def _image_size(text: str) -> tuple[int, int]:
+    """argparse type of ``--image-size``: ``H`` (square) or ``HxW``, sides in 1..4096."""
+    parts = text.lower().split("x")
+    try:
+        sides = tuple(int(p) for p in parts)
+    except ValueError:
+        sides = ()
+    if len(sides) == 1:
+        sides = sides * 2
+    if len(sides) != 2 or not all(1 <= v <= 4096 for v in sides):
+        raise argparse.ArgumentTypeError(f"expected H or HxW with sides in 1..4096, got {text!r}")
+    return sides  # type: ignore[return-value]
+
+
+def _render_observation(args: argparse.Namespace) -> tuple[int, int] | None:
+    """The ``render_observation`` size of ``--observation image`` (None: text observations)."""
+    from vector_gym.errors import ConfigError
+
+    size = getattr(args, "image_size", None)
+    if getattr(args, "observation", "text") != "image":
+        if size is not None:
+            raise ConfigError("--image-size needs --observation image")
+        return None
+    return size or (224, 224)
 
 
 def _positive_int(text: str) -> int:

@@ -15,6 +15,7 @@ __all__ = [
     "IntegrityError",
     "UnknownTaskError",
     "ConfigError",
+    "ScorerError",
 ]
 
 
@@ -48,3 +49,13 @@ class UnknownTaskError(VectorGymError, KeyError):
 
 class ConfigError(VectorGymError, ValueError):
     """An invalid configuration value; the message names the field, expected and actual value."""
+
+
+class ScorerError(VectorGymError):
+    """A suite's scorer raised or broke its protocol (a bug in the scorer, not a bad answer).
+
+    Scorers never raise for policy output (bad output scores 0 with a named reason), so an
+    exception from one is the scorer's own failure: it is not turned into 0-reward rows (that
+    would record policy failures that never happened, and finished rows that a resumed run never
+    redoes). The message names the suite, the scorer and the original error (``__cause__``).
+    """

@@ -16,7 +16,8 @@ Every row written records ``run`` (the fingerprint: a JSON object) and ``run_id`
 short hash, :func:`fingerprint_id`). The fingerprint (:func:`run_fingerprint`) holds what
 decides an outcome: the env id, the suite and its scoring options (parity mode, render backend, ...), the corpus hash
 (:func:`vector_gym.tasks.task.corpus_hash`), the action format, the turns per episode, the
-env's variant wrappers, the
+observation mode (``{"mode": "text"}``, or ``{"mode": "image", "size": [H, W], "backend"}``
+for rendered image observations), the env's variant wrappers, the
 policy's name, its model fingerprint (:func:`model_fingerprint`: the weights' file
 hashes for a local model directory, the served model id and server for a model server), its
 sampling parameters (temperature, top_p, seed, native_n), its token budget, its chat
@@ -275,10 +276,14 @@ def run_fingerprint(
     suite = getattr(base, "suite", None)
     options = getattr(suite, "options", None) or {}
     wrappers = []
+    observation: dict[str, Any] = {"mode": "text"}
     cur = env
     while cur is not base and hasattr(cur, "env"):  # our variant wrappers change the outcome
         if type(cur).__module__.startswith("vector_gym."):
             wrappers.append(type(cur).__name__)
+            if type(cur).__name__ == "ImageObservation":  # what a vision-language policy sees
+                observation = {"mode": "image", "size": [int(v) for v in cur.size],
+                               "backend": str(cur.backend)}
         cur = cur.env
     fp: dict[str, Any] = {
         "env": env_id,
@@ -291,6 +296,7 @@ def run_fingerprint(
         "corpus": corpus_hash(list(base.tasks))[:16],
         "action_format": _wrapper_attr(env, "action_format", "svg"),
         "turns": int(_wrapper_attr(env, "max_turns", 1)),
+        "observation": observation,
         "wrappers": wrappers[::-1],
         "policy": str(getattr(policy, "name", type(policy).__name__)),
         "model": model_fingerprint(policy, spec),

@@ -62,17 +62,19 @@ def test_v2_broken_outputs_named(v2_env):
     _, r, _, _, info = v2_env.step("<svg><path d='M0 0'></svg>")
     assert r == 0.0 and info["report"]["parsing_error"]
     v2_env.reset(options={"task_id": "v2-0000"})
-    hostile = '<svg xmlns="http://www.w3.org/2000/svg"><use href="#a" id="a"/></svg>'
-    _, r, _, _, info = v2_env.step(hostile)
-    assert r == 0.0 and info["report"]["failure_reasons"] == ["parsing_error"]
-    assert info["report"]["detail"] == ["use_cycle"]
+    # Issue 11: a cyclic <use> draws nothing and the rest draws (browsers, resvg): the target
+    # with one appended still scores as the target (it failed as parsing_error / use_cycle).
+    cyclic = v2_env.task.target_svg.replace("</svg>", '<use href="#cyc" id="cyc"/></svg>')
+    _, r, _, _, info = v2_env.step(cyclic)
+    assert r == 1.0 and info["report"]["mse"] == 0.0 and info["report"]["failure_reasons"] == []
 
 
 @pytest.mark.parametrize(
     ("response", "reason", "detail"),
     [
-        ('<svg xmlns="http://www.w3.org/2000/svg"><use href="#u" id="u"/></svg>',
-         "parsing_error", "use_cycle"),
+        ('<svg xmlns="http://www.w3.org/2000/svg">' + "".join(f'<use id="u{i}" href="#u{i}"/>' for i in range(65))
+         + "</svg>",
+         "parsing_error", "use_cycle"),  # one is skipped alone (above); past 64 the document fails
         ('<svg xmlns="http://www.w3.org/2000/svg"><rect fill="url(/etc/passwd)"/></svg>',
          "parsing_error", "external_reference"),
         ("```svg\n<svg/>\n```\n```svg\n<svg/>\n```", "extraction_error", "multiple_svg_blocks"),

@@ -20,6 +20,7 @@ import pytest
 from vector_gym.errors import ConfigError
 from vector_gym.policies.base import Policy
 from vector_gym.policies.openai_policy import OpenAICompatiblePolicy, _parse_retry_after
+from vector_gym.policies.templates import content_text
 
 
 class _Server(ThreadingHTTPServer):
@@ -72,7 +73,7 @@ class _Handler(BaseHTTPRequestHandler):
             srv.max_in_flight = max(srv.max_in_flight, srv.in_flight)
             srv.bodies.append(body)
             srv.headers_seen.append(dict(self.headers))
-            user = body["messages"][-1]["content"]
+            user = content_text(body["messages"][-1]["content"])  # image messages: their text
             key = (user, body.get("seed"))
             srv.attempts[key] += 1
             attempt = srv.attempts[key]
@@ -379,3 +380,36 @@ def test_seeds_never_repeat_when_n_changes(server_factory):
     policy.generate([_obs("a"), _obs("b")], n=3)  # seeds 0..5
     policy.generate([_obs("c"), _obs("d")], n=1)  # seeds 6, 7
     assert sorted(b["seed"] for b in srv.bodies) == list(range(8))
+
+
+def test_image_observations_send_a_png_data_uri_before_the_text(server_factory):
+    """An observation with an ``image`` is sent as [image_url (PNG data URI), text]; the PNG
+    decodes to the observation's pixels exactly; a text observation in the same batch stays text."""
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    srv = server_factory()
+    policy = OpenAICompatiblePolicy("vlm", srv.base_url, max_tokens=64, sleep=lambda s: None)
+    image = np.zeros((6, 10, 3), np.uint8)
+    image[:3] = (255, 0, 0)  # red top half on black
+    rows = policy.generate([{**_obs("ok image"), "image": image}, _obs("ok text")])
+    assert [r[0].finish_reason for r in rows] == ["stop", "stop"]
+    by_text = {content_text(b["messages"][-1]["content"]): b for b in srv.bodies}
+    text_only = policy.generate([_obs("ok image")])  # the same prompt without the image
+    assert len(srv.bodies) == 3
+    plain = srv.bodies[-1]["messages"]
+    sent = by_text[plain[-1]["content"]]["messages"]
+    assert sent[:-1] == plain[:-1]  # the system message (if any) is unchanged
+    picture, text = sent[-1]["content"]
+    assert text == {"type": "text", "text": plain[-1]["content"]}
+    assert picture["type"] == "image_url"
+    prefix, b64 = picture["image_url"]["url"].split(",", 1)
+    assert prefix == "data:image/png;base64"
+    decoded = np.asarray(Image.open(io.BytesIO(base64.b64decode(b64))).convert("RGB"))
+    assert np.array_equal(decoded, image)
+    other = next(b for b in srv.bodies[:2] if b is not by_text[plain[-1]["content"]])
+    assert isinstance(other["messages"][-1]["content"], str)
+    assert text_only[0][0].prompt_tokens == len(plain[-1]["content"])  # the server saw the text

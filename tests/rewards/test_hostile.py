@@ -305,3 +305,33 @@ def test_overflowing_path_number_is_invalid_in_default_mode(number):
     assert r.detail == ("invalid_path_syntax",)
     target_task = make_task(target=produced, source=produced, edits=[], protected=[])
     assert score(target_task, produced).reward == 0.0
+
+
+def _use_fanout(levels: int) -> str:
+    """A target whose ``<defs>`` fan out: each level uses the one below 10 times (10**levels)."""
+    defs = "".join(
+        f'<g id="f{i + 1}">' + f'<use href="#f{i}"/>' * 10 + "</g>" for i in range(levels)
+    )
+    return sub(TARGET, "</defs>", f'<rect id="f0" width="1" height="1"/>{defs}</defs><use href="#f{levels}"/>')
+
+
+def test_use_fanout_bomb_is_invalid_by_the_renderers_limit():
+    # Issue 10 "Left": one <use> expansion limit for scorer and renderer (svg.parse). 10**9
+    # elements after expansion (the renderer's use_expansion case): validity fails by name,
+    # counting stops at the limit, in both the answer and a whole response; the same document
+    # under the limit stays valid.
+    from vector_gym.render import RenderLimits, render_one
+    from vector_gym.svg.parse import MAX_USE_EXPANSION, USE_EXPANSION
+
+    assert RenderLimits().max_use_expansion == MAX_USE_EXPANSION == 200_000
+    bomb = _use_fanout(9)
+    assert render_one(bomb, (8, 8), processes=0)[1] == USE_EXPANSION
+    r = score(TASK, bomb)
+    assert r.reward == 0.0 and not r.validity_pass and r.detail == (USE_EXPANSION,)
+    assert r.failure_reasons[0] == "invalid_svg" and r.status == "INVALID"
+    assert score_response(TASK, "```svg\n" + bomb + "\n```").detail == (USE_EXPANSION,)
+    # parity keeps the reference's verdict (it never expands <use>: reference_dialect.py item 8)
+    assert USE_EXPANSION not in score(TASK, bomb, parity=True).detail
+    fine = _use_fanout(4)  # 10**4 elements after expansion
+    assert render_one(fine, (8, 8), processes=0)[1] is None
+    assert score(TASK, fine).validity_pass

@@ -136,3 +136,18 @@ def test_v2_original_row_full_set_cairosvg():
     assert abs(s["mse"] - 0.061) <= 0.002
     assert abs(s["chamfer"] - 2584.0) / 2584.0 <= 0.05
     assert 1600 <= s["n_chamfer"] < 1683  # some triplets are excluded by the shape filter
+
+
+def test_a_cyclic_use_is_skipped_alone_except_with_the_papers_renderer(v2_subset):
+    # Issue 11: skia and resvg draw the rest of the document, as browsers do. backend="cairosvg"
+    # reproduces the papers' scorer, whose CairoSVG recurses until Python's limit on a cyclic
+    # <use>: there it stays a Parsing error (detail use_cycle), so paper rows are unchanged.
+    task = v2_subset[1]
+    cyclic = task.target_svg.replace("</svg>", '<g id="cyc"><use href="#cyc"/></g></svg>')
+    for backend in ("skia", "resvg"):
+        r = RasterScorer("v2", backend=backend, dino_model=None, clip_model=None, chamfer=False, processes=0)
+        rep = r.score(task, cyclic)
+        assert rep.failure_reasons == () and rep.mse == 0.0 and rep.reward == 1.0, backend
+    paper = RasterScorer("v2", backend="cairosvg", dino_model=None, clip_model=None, chamfer=False, processes=0)
+    rep = paper.score(task, cyclic)
+    assert rep.parsing_error and rep.failure_reasons == (PARSING_ERROR,) and rep.detail == ("use_cycle",)

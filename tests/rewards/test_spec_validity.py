@@ -173,3 +173,44 @@ def test_every_svgeditbench_v2_target_the_path_reader_parses_is_valid():
     assert not failing, failing[:5]
     assert n_checked == len(tasks) and n_packed == 433  # all 1,683 parse; 433 are packed
     assert parity_rejects == n_packed  # the reference's token stream still rejects every one
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '<rect id="a"/><use href="#a"/><use href="#a"/>',
+        '<g id="a"><rect/><circle/></g><g id="b"><use href="#a"/><use href="#a"/></g>'
+        '<use href="#b"/><use xlink:href="#b" href="#a"/><use href="#missing"/>',
+        '<defs><rect id="f0"/>'
+        + "".join(f'<g id="f{i + 1}">' + f'<use href="#f{i}"/>' * 3 + "</g>" for i in range(5))
+        + '</defs><use href="#f5"/><use href="#f3"/>',
+    ],
+)
+def test_use_expansion_counts_as_the_renderer_counts(body):
+    # One limit, one count: the scorer's gate flips exactly where the renderer's count does.
+    from vector_gym.rewards._spec_validity import check_validity, use_expansion_over
+    from vector_gym.svg.canonical import SVG2, to_node
+    from vector_gym.svg.normalise.bounds import use_expansion_count
+    from vector_gym.svg.parse import parse_svg
+    from vector_gym.svg.references import local_href
+
+    text = (f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">'
+            f"{body}</svg>")
+    n = use_expansion_count(parse_svg(text), 10**9)
+    root = to_node(parse_svg(text), dialect=SVG2)
+    _, _, by_id = check_validity(root, False)
+    uses = []
+    for node in _walk(root):
+        if node.tag.endswith("}use"):
+            h = node.attrib.get("href", node.attrib.get("{http://www.w3.org/1999/xlink}href"))
+            if local_href(h):
+                uses.append((node, local_href(h)))
+    assert n > 5
+    assert not use_expansion_over(root, by_id, uses, budget=n)
+    assert use_expansion_over(root, by_id, uses, budget=n - 1)
+
+
+def _walk(node):
+    yield node
+    for c in node.children:
+        yield from _walk(c)

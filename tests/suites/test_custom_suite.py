@@ -75,3 +75,81 @@ def test_custom_suite_in_the_trl_reward():
         1.0, 0.0, None
     ]
     assert get_suite("dots").token_budget({"svg": "x" * 10_000}) == 512
+
+
+def test_a_custom_suites_budget_rule_reaches_the_policies(monkeypatch):
+    # Issue 9: policies ask the suite for the budget (a callable rule too, not only a fixed int).
+    import vector_gym.suites as suites_pkg
+    from vector_gym.policies import templates as policy_templates
+    from vector_gym.policies.budget import minimum_budget
+    from vector_gym.policies.openai_policy import OpenAICompatiblePolicy
+    from vector_gym.policies.templates import default_max_tokens
+
+    # registered for this test only (other tests list every suite)
+    monkeypatch.setitem(suites_pkg._REGISTRY, "dots_budget", None)
+    for table in (policy_templates.BUDGETS, policy_templates.TEMPLATES, policy_templates.PATCH_TEMPLATES):
+        monkeypatch.setitem(table, "dots-budget", None)
+
+    rule = lambda obs: 100 + len(obs.get("svg") or "")  # noqa: E731
+    suite = register_suite(
+        Suite("dots_budget", tasks=list(DOTS.tasks()), scorer=SpecRewardScorer(), family="dots-budget",
+              token_budget=rule),
+        replace=True,
+    )
+    obs = {"family": "dots-budget", "svg": "x" * 50, "instruction": "i"}
+    assert suite.token_budget(obs) == 150
+    assert default_max_tokens(obs) == 150 and default_max_tokens(obs, ceiling=120) == 120
+    assert minimum_budget(obs) == 150
+    policy = OpenAICompatiblePolicy("m", fit_context=False)
+    assert policy.token_budget(obs) == 150
+    assert policy.token_budget({"family": "dots", "svg": "x" * 50_000}) == 512  # DOTS: fixed 512
+    # Re-registering the suite with another rule is what the policies see next.
+    register_suite(Suite("dots_budget", tasks=list(DOTS.tasks()), scorer=SpecRewardScorer(),
+                         family="dots-budget", token_budget=64), replace=True)
+    assert policy.token_budget(obs) == 64 == minimum_budget(obs)
+
+
+class _Flaky:
+    """A user's scorer with a bug: raises until fixed."""
+
+    fixed = False
+
+    def score_many(self, tasks, responses):
+        if not self.fixed:
+            raise ZeroDivisionError("division by zero in my metric")
+        return SpecRewardScorer().score_many(tasks, responses)
+
+
+def test_a_custom_scorer_that_raises_stops_eval_with_one_line_naming_the_suite(tmp_path, capsys, monkeypatch):
+    # Issue 9: a scorer that raises is a bug in the user's code, not a bad answer: scoring the
+    # rows 0 would record policy failures that never happened (and finished rows a resumed run
+    # never redoes), so eval stops with one line naming the suite, the scorer and the error, no
+    # traceback; after the fix the same command resumes.
+    import vector_gym.suites as suites_pkg
+
+    monkeypatch.setitem(suites_pkg._REGISTRY, "flaky_dots", None)
+    scorer = _Flaky()
+    register_suite(Suite("flaky_dots", tasks=list(DOTS.tasks()), scorer=scorer, family="dots"), replace=True)
+    out = tmp_path / "run.jsonl"
+    argv = ["eval", "--suite", "flaky_dots", "--policy", "oracle", "--out", str(out), "--no-progress", "--json"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "suite 'flaky_dots'" in err and "_Flaky.score_many" in err
+    assert "ZeroDivisionError: division by zero in my metric" in err
+    assert not out.exists() or out.read_text().strip() == ""
+    scorer.fixed = True
+    assert main(argv) == 0
+    assert [s["full"] for s in json.loads(capsys.readouterr().out)] == [100.0]
+
+
+def test_a_custom_scorer_with_the_wrong_number_of_reports_is_refused():
+    from vector_gym.errors import ScorerError
+
+    class Short:
+        def score_many(self, tasks, responses):
+            return []
+
+    suite = Suite("short_dots", tasks=list(DOTS.tasks()), scorer=Short(), family="dots")
+    with pytest.raises(ScorerError, match=r"suite 'short_dots'.*expected 2 reports, got 0"):
+        suite.score_many(DOTS.tasks(), ["a", "b"])

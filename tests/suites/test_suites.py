@@ -153,12 +153,12 @@ def test_layers_policies_never_import_suites_and_suites_never_gymnasium():
 
 
 def test_suites_publish_their_templates_and_budgets_to_the_policies():
-    from vector_gym.policies.templates import FIXED_BUDGETS, default_max_tokens, select_template
+    from vector_gym.policies.templates import BUDGETS, default_max_tokens, select_template
     from vector_gym.suites.templates import SVGEDITBENCH_V2_PATCH, VECTOR_BENCH
 
     assert select_template({"family": "repairgen"}) is VECTOR_BENCH
     assert select_template({"family": "svgeditbench-v2", "action_format": "patch"}) is SVGEDITBENCH_V2_PATCH
-    assert FIXED_BUDGETS["svgeditbench-v2"] == 8192 and "vector-bench" not in FIXED_BUDGETS
+    assert BUDGETS["svgeditbench-v2"]({"svg": "x" * 100_000}) == 8192 and "vector-bench" not in BUDGETS
     obs = {"family": "vector-bench", "svg": "x" * 20_000}
     assert default_max_tokens(obs) == get_suite("vector_bench").token_budget(obs) == 12_048
 

@@ -413,22 +413,20 @@ class EditEnv(gym.Env[dict[str, str], str]):
         if self.task is None or self._done:
             raise ResetNeeded("expected reset() before step(): the episode has ended or not started")
         task = self.task
-        not_text = not isinstance(action, str)
-        too_long = not not_text and len(action) > self.max_response_chars
-        response = "" if not_text or too_long else action
-        report = self._score(task, response)
-        self.last_report = report
+        response, flags = self._read_action(action)
+        report = self.last_report = self._score(task, response)
         self.answer_svg = self.suite.extract(response) if response else None
         self._done = True
-        info: dict[str, Any] = {
-            "task_id": task.task_id,
-            "family": task.family or self.default_family,
-            "report": report.to_dict(),
-            "response_too_long": too_long,
-        }
-        if not_text:
-            info["response_not_text"] = type(action).__name__
+        info = {"task_id": task.task_id, "family": task.family or self.default_family,
+                "report": report.to_dict(), **flags}
         return self.observation(task), self.reward_from_report(report), True, False, info
+
+    def _read_action(self, action: Any) -> tuple[str, dict[str, Any]]:
+        """(the response scored, the info flags) of an action: not text or too long reads as ""."""
+        if not isinstance(action, str):
+            return "", {"response_too_long": False, "response_not_text": type(action).__name__}
+        too_long = len(action) > self.max_response_chars
+        return ("" if too_long else action), {"response_too_long": too_long}
 
     def render(self) -> None:
         """No rendering (text environment)."""

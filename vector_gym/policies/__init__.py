@@ -28,6 +28,7 @@ __all__ = [
     "Completion",
     "Policy",
     "check_action_format",
+    "check_observation",
     "make_policy",
 ]
 
@@ -122,3 +123,27 @@ def check_action_format(policy: Any, action_format: str) -> None:
         f"policy {getattr(policy, 'name', policy)!r} answers in the {own!r} action format but the "
         f"env scores {action_format!r} answers (every row would score 0): {hint}"
     )
+
+
+def check_observation(policy: Any, observation: str) -> None:
+    """Raise ConfigError when ``observation`` is ``"image"`` and ``policy`` cannot read images.
+
+    A model policy that knows it is text-only says so with ``accepts_images = False``
+    (:class:`~vector_gym.policies.transformers_policy.TransformersPolicy` of a causal LM,
+    :class:`~vector_gym.policies.vllm_policy.VLLMPolicy` of a text-only engine); policies
+    without the attribute (the controls, which ignore the image; a server, which cannot be
+    asked) pass.
+
+    Raises
+    ------
+    ConfigError
+        ``observation`` is not ``"text"`` or ``"image"``, or the policy is text-only.
+    """
+    if observation not in ("text", "image"):
+        raise ConfigError(f"observation: expected 'text' or 'image', got {observation!r}")
+    if observation == "image" and getattr(policy, "accepts_images", None) is False:
+        raise ConfigError(
+            f"policy {getattr(policy, 'name', policy)!r} is a text-only model and cannot read "
+            "image observations: use a vision-language model (a config with vision_config) "
+            "or --observation text"
+        )

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from vector_gym.policies.templates import BUDGET_FLOOR_TOKENS, DEFAULT_FAMILY, FIXED_BUDGETS
+from vector_gym.policies.templates import BUDGET_FLOOR_TOKENS, BUDGETS, DEFAULT_FAMILY
 
 __all__ = ["BudgetDecision", "PROMPT_TOO_LONG", "fit_budget", "minimum_budget"]
 
@@ -33,8 +33,10 @@ PROMPT_TOO_LONG = "prompt_too_long"
 def minimum_budget(observation: Mapping[str, Any]) -> int:
     """The smallest budget the observation's protocol gives, tokens.
 
-    SVGEditBench V2: its fixed 8,192; every other family: the adaptive rule's floor
-    of 8,192 (:data:`~vector_gym.policies.templates.BUDGET_FLOOR_TOKENS`).
+    A family whose suite has a budget rule of its own
+    (:data:`~vector_gym.policies.templates.BUDGETS`): that rule's budget for the observation
+    (SVGEditBench V2: its fixed 8,192); every other family: the adaptive rule's floor of 8,192
+    (:data:`~vector_gym.policies.templates.BUDGET_FLOOR_TOKENS`).
 
     Examples
     --------
@@ -42,7 +44,8 @@ def minimum_budget(observation: Mapping[str, Any]) -> int:
     8192
     """
     family = observation.get("family") or DEFAULT_FAMILY
-    return int(FIXED_BUDGETS.get(family, BUDGET_FLOOR_TOKENS))
+    rule = BUDGETS.get(family)
+    return int(rule(observation)) if rule is not None else BUDGET_FLOOR_TOKENS
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,6 +52,7 @@ from __future__ import annotations
 import dataclasses
 import email.utils
 import errno
+import hashlib
 import http.client
 import json
 import logging
@@ -70,9 +71,9 @@ from typing import Any
 from vector_gym.errors import ConfigError
 from vector_gym.policies.base import Completion
 from vector_gym.policies.budget import BudgetDecision, fit_budget, minimum_budget
+from vector_gym.policies.multimodal import build_chat
 from vector_gym.policies.templates import (
     ChatTemplate,
-    build_messages,
     content_text,
     default_max_tokens,
 )
@@ -165,6 +166,11 @@ def _parse_retry_after(value: str | None, now: float | None = None) -> float | N
 
 class OpenAICompatiblePolicy:
     """Generate answers through an OpenAI-compatible chat-completions endpoint.
+
+    An observation that carries an ``"image"`` (``vector-gym eval --observation image``) is
+    sent with an ``image_url`` content part holding the image as a PNG data URI before the
+    text of its first user message (:mod:`vector_gym.policies.multimodal`); the server's
+    model must read images (a vision-language model behind ``vllm serve``, ...).
 
     Parameters
     ----------
@@ -343,7 +349,7 @@ class OpenAICompatiblePolicy:
             context = self._context()
             if context is not None:
                 if messages is None:
-                    messages = build_messages([observation], self.template, self.templates)[0]
+                    messages = build_chat([observation], self.template, self.templates)[0]
                 prompt = self._count_prompt(messages)
         return fit_budget(requested, prompt, context, minimum_budget(observation))
 
@@ -380,7 +386,7 @@ class OpenAICompatiblePolicy:
         """
         if n < 1:
             raise ConfigError(f"n: expected >= 1, got {n}")
-        conversations = build_messages(observations, self.template, self.templates)
+        conversations = build_chat(observations, self.template, self.templates)
         with self._lock:
             offset = self._seed_offset
             self._seed_offset += len(conversations) * n
@@ -452,7 +458,8 @@ class OpenAICompatiblePolicy:
     def _count_prompt(self, messages: list[dict[str, Any]]) -> int | None:
         """Prompt tokens of one conversation from vLLM's ``POST /tokenize``; cached, and
         None (no fitting) for a server without that route."""
-        key = json.dumps(messages, sort_keys=True)
+        # a digest: an image observation's data URI is tens of kB
+        key = hashlib.sha256(json.dumps(messages, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
         with self._lock:
             if key in self._prompt_tokens:
                 return self._prompt_tokens[key]
@@ -485,7 +492,7 @@ class OpenAICompatiblePolicy:
             return None
 
     def _complete(
-        self, messages: list[dict[str, str]], count: int, seed: int | None, max_tokens: int
+        self, messages: list[dict[str, Any]], count: int, seed: int | None, max_tokens: int
     ) -> list[Completion]:
         """Return ``count`` completions for one conversation, asking again for missing choices."""
         got: list[Completion] = []
@@ -513,7 +520,7 @@ class OpenAICompatiblePolicy:
         return [Completion(text="", finish_reason="error") for _ in range(k)]
 
     def _body(
-        self, messages: list[dict[str, str]], n: int, seed: int | None, max_tokens: int
+        self, messages: list[dict[str, Any]], n: int, seed: int | None, max_tokens: int
     ) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         if n != 1:

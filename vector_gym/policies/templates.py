@@ -6,7 +6,7 @@ template a benchmark uses is its suite's business: the built-in templates
 (Vector-Bench, SVGEditBench V2 and v1, each as its paper prompted) are defined in
 :mod:`vector_gym.suites.templates`, and registering a suite makes its templates and
 fixed token budget the defaults of its family here (:func:`register_family`:
-:data:`TEMPLATES`, :data:`PATCH_TEMPLATES`, :data:`FIXED_BUDGETS`), so policies never
+:data:`TEMPLATES`, :data:`PATCH_TEMPLATES`, :data:`BUDGETS`), so policies never
 import suites. A caller's ``templates=`` (``suite.template_table()``) overrides them.
 The former names (``VECTOR_BENCH``, ``SVGEDITBENCH_V2_PATCH``, ...) still resolve
 here to the registered templates.
@@ -39,7 +39,7 @@ the model policies use it whenever no explicit ``max_tokens`` is given.
 from __future__ import annotations
 
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,7 +60,7 @@ __all__ = [
     "task_observation",
     "BUDGET_FLOOR_TOKENS",
     "BUDGET_BASE_TOKENS",
-    "FIXED_BUDGETS",
+    "BUDGETS",
     "default_max_tokens",
 ]
 
@@ -224,20 +224,29 @@ PATCH_TEMPLATES: dict[str, ChatTemplate] = {}
 """Family name -> default template for ``action_format="patch"`` (filled like :data:`TEMPLATES`)."""
 
 
-def register_family(family: str, templates: Mapping[str, ChatTemplate], fixed_budget: int | None = None) -> None:
-    """Make a suite's templates (``{"svg": ..., "patch": ...}``) the defaults of its family.
+def register_family(
+    family: str,
+    templates: Mapping[str, ChatTemplate],
+    budget: int | Callable[[Mapping[str, Any]], int] | None = None,
+) -> None:
+    """Make a suite's templates (``{"svg": ..., "patch": ...}``) and budget the defaults of its family.
 
-    ``fixed_budget`` (tokens) goes into :data:`FIXED_BUDGETS` (None: the adaptive rule). Called by
+    ``budget``: the suite's output budget rule, ``budget(observation) -> tokens`` (its
+    ``token_budget`` method) or a fixed int; it goes into :data:`BUDGETS`, which
+    :func:`default_max_tokens` asks. None: the input-adaptive rule. Called by
     ``vector_gym.suites.register_suite``; policies never import suites.
     """
     if "svg" in templates:
         TEMPLATES[family] = templates["svg"]
     if "patch" in templates:
         PATCH_TEMPLATES[family] = templates["patch"]
-    if fixed_budget is not None:
-        FIXED_BUDGETS[family] = int(fixed_budget)
+    if budget is None:
+        BUDGETS.pop(family, None)
+    elif callable(budget):
+        BUDGETS[family] = budget
     else:
-        FIXED_BUDGETS.pop(family, None)
+        fixed = int(budget)
+        BUDGETS[family] = lambda observation: fixed
 
 
 _LEGACY = {
@@ -400,17 +409,17 @@ def task_observation(task: Any, action_format: str = "svg") -> dict[str, str]:
 
 # -- output token budget ---------------------------------------------------------------------
 
-FIXED_BUDGETS: dict[str, int] = {}
+BUDGETS: dict[str, Callable[[Mapping[str, Any]], int]] = {}
+"""Family -> its suite's budget rule ``budget(observation) -> tokens`` (``Suite.token_budget``),
+for suites with a rule of their own (filled by the suites like :data:`TEMPLATES`: SVGEditBench V2
+ran open models with vLLM at ``max_tokens`` 8,192, docs/protocols.md; a user suite's int or
+callable ``token_budget``). Other families use the adaptive rule."""
 
 BUDGET_FLOOR_TOKENS = 8192
 """Smallest adaptive budget, tokens (docs/protocols.md, Vector-Bench: the public runner's rule)."""
 
 BUDGET_BASE_TOKENS = 2048
 """Tokens added to half the source length (docs/protocols.md, Vector-Bench)."""
-
-"""Family -> fixed budget, tokens, for protocols with one (filled by the suites like
-:data:`TEMPLATES`: SVGEditBench V2 ran open models with vLLM at ``max_tokens`` 8,192,
-docs/protocols.md). Other families use the adaptive rule."""
 
 
 def default_max_tokens(observation: Mapping[str, Any], ceiling: int | None = None) -> int:
@@ -421,8 +430,8 @@ def default_max_tokens(observation: Mapping[str, Any], ceiling: int | None = Non
     run used input-adaptive ceilings of 4,096 to 7,002 tokens and 37.8% of its outcomes
     hit the length limit, so the budget is reported with every result). We apply that
     rule, with ``len(source) // 2`` (characters, rounded down), to every family without
-    a fixed budget in :data:`FIXED_BUDGETS` (RepairGen and SVGEditBench v1 included);
-    SVGEditBench V2 gets its paper's 8,192.
+    a budget rule of its own in :data:`BUDGETS` (RepairGen and SVGEditBench v1 included);
+    SVGEditBench V2 gets its paper's 8,192, a user suite what its ``token_budget`` says.
 
     Parameters
     ----------
@@ -456,8 +465,11 @@ def default_max_tokens(observation: Mapping[str, Any], ceiling: int | None = Non
     if ceiling is not None and int(ceiling) < 1:
         raise ConfigError(f"ceiling: expected >= 1 or None, got {ceiling}")
     family = observation.get("family") or DEFAULT_FAMILY
-    if family in FIXED_BUDGETS:
-        budget = FIXED_BUDGETS[family]
+    rule = BUDGETS.get(family)
+    if rule is not None:  # the suite's own rule (register_family)
+        budget = int(rule(observation))
+        if budget < 1:
+            raise ConfigError(f"family {family!r}: the suite's token budget must be >= 1, got {budget}")
     else:
         svg = observation.get("svg")
         size = len(svg) if isinstance(svg, str) else 0

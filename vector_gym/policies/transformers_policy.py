@@ -1,10 +1,19 @@
-"""A policy backed by a Hugging Face ``transformers`` causal language model.
+"""A policy backed by a Hugging Face ``transformers`` causal or vision-language model.
 
 Layer 5. Runs anywhere torch runs (CPU included): batched ``generate`` with
 left padding, ``num_return_sequences=n``, one chat template per observation
 (:mod:`vector_gym.policies.templates`) rendered through the tokenizer's own
 chat template. torch and transformers are imported when the policy is built,
 never at module import.
+
+Vision-language models. A model directory whose config has a ``vision_config``
+(LLaVA, Qwen2-VL, Idefics3, SmolVLM, Gemma 3, ...) is loaded with
+``AutoModelForImageTextToText`` and ``AutoProcessor``; observations that carry an
+``"image"`` (``vector-gym eval --observation image``) then get the image in their
+first user message (:mod:`vector_gym.policies.multimodal`, ``"processor"`` style),
+rendered by the processor's chat template and passed to the processor as
+``images`` (one per image observation, in batch order). A text-only model refuses
+image observations with a ConfigError instead of ignoring the image.
 """
 
 from __future__ import annotations
@@ -14,21 +23,29 @@ from typing import Any
 
 from vector_gym.errors import ConfigError
 from vector_gym.policies.base import Completion
-from vector_gym.policies.templates import ChatTemplate, build_messages, default_max_tokens
+from vector_gym.policies.multimodal import build_chat, has_images, to_pil
+from vector_gym.policies.templates import ChatTemplate, default_max_tokens
 
 __all__ = ["TransformersPolicy", "make_transformers_policy"]
 
 
 class TransformersPolicy:
-    """Generate answers with a local ``transformers`` causal LM.
+    """Generate answers with a local ``transformers`` causal LM or vision-language model.
 
     Parameters
     ----------
     model : str or os.PathLike or transformers.PreTrainedModel
         A local directory (or hub id, when the caller has network) loaded with
-        ``AutoModelForCausalLM.from_pretrained``, or a loaded model.
+        ``AutoModelForCausalLM.from_pretrained`` (``AutoModelForImageTextToText`` when its
+        config has a ``vision_config``), or a loaded model.
     tokenizer : str or PreTrainedTokenizerBase, optional
-        Defaults to ``model`` when that is a path. Must have a chat template.
+        Defaults to ``model`` when that is a path. Must have a chat template. With a
+        ``processor``, its tokenizer is used.
+    processor : str or os.PathLike or transformers.ProcessorMixin, optional
+        The processor of a vision-language model (``AutoProcessor``); defaults to
+        ``model``'s directory when that holds a vision-language model. Its chat template
+        renders the conversations and it turns each observation's ``"image"`` into the
+        model's inputs (``pixel_values``, ...).
     max_new_tokens : int, optional
         Token budget per completion (>= 1). None (default): the protocol's
         budget of each observation,
@@ -77,6 +94,7 @@ class TransformersPolicy:
         device: str = "cpu",
         name: str | None = None,
         model_kwargs: Mapping[str, Any] | None = None,
+        processor: Any = None,
     ) -> None:
         if max_new_tokens is not None and int(max_new_tokens) < 1:
             raise ConfigError(f"max_new_tokens: expected >= 1 or None, got {max_new_tokens}")
@@ -87,29 +105,58 @@ class TransformersPolicy:
         if int(batch_size) < 1:
             raise ConfigError(f"batch_size: expected >= 1, got {batch_size}")
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoProcessor, AutoTokenizer
 
         self._torch = torch
         if isinstance(model, str) or hasattr(model, "__fspath__"):
             label = str(model)
+            try:  # a vision-language model's config holds its vision tower's
+                vision = getattr(AutoConfig.from_pretrained(model), "vision_config", None) is not None
+            except (OSError, ValueError):  # no config: the model load below names the error
+                vision = False
+            if vision and processor is None:
+                processor = model
             if tokenizer is None:
                 tokenizer = model
-            model = _load(AutoModelForCausalLM, model, dict(model_kwargs or {}))
+            if vision:
+                from transformers import AutoModelForImageTextToText
+
+                model = _load(AutoModelForImageTextToText, model, dict(model_kwargs or {}))
+            else:
+                model = _load(AutoModelForCausalLM, model, dict(model_kwargs or {}))
         else:
             label = type(model).__name__
             if tokenizer is None:
                 raise ConfigError(
                     "tokenizer: expected a tokenizer or path when model is an object, got None"
                 )
+        if isinstance(processor, str) or hasattr(processor, "__fspath__"):
+            processor = _load(AutoProcessor, processor, {})
+        if processor is not None:
+            if getattr(processor, "tokenizer", None) is None or not callable(processor):
+                raise ConfigError(
+                    f"processor: expected a transformers processor with a tokenizer, got "
+                    f"{type(processor).__name__}"
+                )
+            tokenizer = processor.tokenizer
+            if not getattr(processor, "chat_template", None):
+                if not getattr(tokenizer, "chat_template", None):
+                    raise ConfigError(
+                        "processor has no chat_template; set processor.chat_template first"
+                    )
+                processor.chat_template = tokenizer.chat_template
         if isinstance(tokenizer, str) or hasattr(tokenizer, "__fspath__"):
             tokenizer = _load(AutoTokenizer, tokenizer, {})
-        if not getattr(tokenizer, "chat_template", None):
+        if not getattr(tokenizer, "chat_template", None) and processor is None:
             raise ConfigError("tokenizer has no chat_template; set tokenizer.chat_template first")
         tokenizer.padding_side = "left"
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token
         self.model = model.to(device).eval()
         self.tokenizer = tokenizer
+        self.processor = processor
+        #: True when the model reads image observations (a vision-language model's processor).
+        self.accepts_images = processor is not None
         self.max_new_tokens = None if max_new_tokens is None else int(max_new_tokens)
         self.temperature = float(temperature)
         self.top_p = float(top_p)
@@ -156,10 +203,15 @@ class TransformersPolicy:
         """
         if n < 1:
             raise ConfigError(f"n: expected >= 1, got {n}")
+        if not self.accepts_images and has_images(observations):
+            raise ConfigError(
+                f"{self.name}: the observations carry images but this is a text-only model "
+                "(no vision_config / processor); use a vision-language model or text observations"
+            )
         torch = self._torch
         self._calls += 1
         torch.manual_seed(self.seed + self._calls - 1)
-        conversations = build_messages(observations, self.template, self.templates)
+        conversations = build_chat(observations, self.template, self.templates, style="processor")
         budgets = [self.token_budget(o) for o in observations]
         out: list[list[Completion]] = []
         for start in range(0, len(conversations), self.batch_size):
@@ -168,17 +220,32 @@ class TransformersPolicy:
         return out
 
     def _generate_batch(
-        self, conversations: list[list[dict[str, str]]], budgets: list[int], n: int
+        self, conversations: list[list[dict[str, Any]]], budgets: list[int], n: int
     ) -> list[list[Completion]]:
         """Generate up to the batch's largest budget; each answer is cut at its own budget
         (decoding is per sequence, so that equals generating with that budget alone)."""
         torch = self._torch
+        renderer = self.processor if self.processor is not None else self.tokenizer
         texts = [
-            self.tokenizer.apply_chat_template(c, add_generation_prompt=True, tokenize=False)
+            renderer.apply_chat_template(c, add_generation_prompt=True, tokenize=False)
             for c in conversations
         ]
-        enc = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False)
-        enc = {k: v.to(self.device) for k, v in enc.items()}
+        if self.processor is not None:
+            images = [to_pil(p["image"]) for c in conversations for p in _image_parts(c)]
+            enc = self.processor(
+                text=texts,
+                images=images or None,
+                return_tensors="pt",
+                padding=True,
+                add_special_tokens=False,
+            )
+        else:
+            enc = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False)
+        dtype = getattr(self.model, "dtype", None)
+        enc = {
+            k: v.to(self.device, dtype=dtype) if v.is_floating_point() and dtype else v.to(self.device)
+            for k, v in enc.items()
+        }
         prompt_lengths = enc["attention_mask"].sum(dim=1).tolist()
         sampling = self.temperature > 0
         # Greedy decoding is deterministic: decode once, repeat the answer n times.
@@ -220,6 +287,17 @@ class TransformersPolicy:
                 )
             result.append(row)
         return result
+
+
+def _image_parts(conversation: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The ``{"type": "image"}`` content parts of a conversation, in order."""
+    return [
+        part
+        for m in conversation
+        if isinstance(m.get("content"), list)
+        for part in m["content"]
+        if isinstance(part, Mapping) and part.get("type") == "image"
+    ]
 
 
 def _load(auto_class: Any, path: Any, kwargs: dict[str, Any]) -> Any:

@@ -14,6 +14,15 @@ rejects (a validation error) is isolated by splitting the batch, and only it get
 an ``"error"`` completion. Budgets are fitted to the context window
 (:mod:`vector_gym.policies.budget`).
 
+Image observations (``vector-gym eval --observation image``): an observation that carries an
+``"image"`` is sent with a ``{"type": "image_pil", "image_pil": <PIL image>}`` content part
+before the text of its first user message (:mod:`vector_gym.policies.multimodal`); ``LLM.chat``
+turns it into the model's placeholder tokens and ``multi_modal_data`` (vLLM's multimodal chat,
+``vllm/entrypoints/chat_utils.py``). A text-only engine (``model_config.is_multimodal_model``
+false) refuses them with a ConfigError. The prompt count that fits the budget is then the
+text's (the image's tokens are not counted), so a prompt that overfills the context through
+its image is the engine's rejection of that row (an ``"error"`` completion), not a clamp.
+
 vLLM API relied on (checked by ``tests/policies/test_vllm_contract.py``):
 ``LLM(model, **engine_kwargs)``; ``LLM.chat(messages: list[list[dict]],
 sampling_params: SamplingParams | list[SamplingParams], use_tqdm=...,
@@ -40,6 +49,7 @@ from typing import Any
 from vector_gym.errors import ConfigError
 from vector_gym.policies.base import Completion
 from vector_gym.policies.budget import BudgetDecision, fit_budget, minimum_budget
+from vector_gym.policies.multimodal import build_chat, has_images, text_only
 from vector_gym.policies.templates import ChatTemplate, build_messages, default_max_tokens
 
 __all__ = [
@@ -182,6 +192,9 @@ class VLLMPolicy:
         self.model_defaults = _model_defaults(llm)
         self.max_model_len = _max_model_len(llm)
         self._tokenizer = _tokenizer(llm)
+        #: False for a text-only engine, True for a multimodal one, None when the engine
+        #: does not say (``llm.model_config.is_multimodal_model``).
+        self.accepts_images = _is_multimodal(llm)
         self._prompt_tokens: dict[str, int] = {}
         self._seed_offset = 0
 
@@ -193,11 +206,14 @@ class VLLMPolicy:
         )
         return t is not None and float(t) == 0.0
 
-    def prompt_tokens(self, messages: list[dict[str, str]]) -> int | None:
+    def prompt_tokens(self, messages: list[dict[str, Any]]) -> int | None:
         """Length of one conversation's prompt in the engine's tokens (chat template and
-        generation prompt applied), or None without a tokenizer. Cached per conversation."""
+        generation prompt applied), or None without a tokenizer. Cached per conversation.
+        Content parts count by their text (an image part adds nothing: module docstring)."""
         if self._tokenizer is None:
             return None
+        if any(isinstance(m.get("content"), list) for m in messages):
+            messages = text_only(messages)
         key = json.dumps(messages, sort_keys=True)
         count = self._prompt_tokens.get(key)
         if count is None:
@@ -214,12 +230,12 @@ class VLLMPolicy:
         return count
 
     def budget(
-        self, observation: Mapping[str, Any], messages: list[dict[str, str]] | None = None
+        self, observation: Mapping[str, Any], messages: list[dict[str, Any]] | None = None
     ) -> BudgetDecision:
         """The budget of one observation's request: ``max_tokens`` (else the protocol's)
         fitted to ``max_model_len`` after its prompt (:func:`~vector_gym.policies.budget.fit_budget`)."""
         if messages is None:
-            messages = build_messages([observation], self.template, self.templates)[0]
+            messages = build_messages([observation], self.template, self.templates)[0]  # text
         requested = (
             self.max_tokens if self.max_tokens is not None else default_max_tokens(observation)
         )
@@ -274,7 +290,12 @@ class VLLMPolicy:
         """
         if n < 1:
             raise ConfigError(f"n: expected >= 1, got {n}")
-        conversations = build_messages(observations, self.template, self.templates)
+        if self.accepts_images is False and has_images(observations):
+            raise ConfigError(
+                f"{self.name}: the observations carry images but the engine's model is "
+                "text-only; serve a vision-language model or use text observations"
+            )
+        conversations = build_chat(observations, self.template, self.templates, style="vllm")
         if not conversations:
             return []
         base = self._seed_offset
@@ -324,7 +345,7 @@ class VLLMPolicy:
             result.append(row)
         return result
 
-    def _chat(self, conversations: list[list[dict[str, str]]], params: list[Any]) -> list[Any]:
+    def _chat(self, conversations: list[list[dict[str, Any]]], params: list[Any]) -> list[Any]:
         """``LLM.chat`` over the batch; a request the engine rejects is isolated by halving
         the batch, and comes back as its exception (the engine aborts a rejected call's
         requests before raising, vllm/entrypoints/offline_utils.py)."""
@@ -376,6 +397,12 @@ def _model_defaults(llm: Any) -> dict[str, Any]:
         for name in _MODEL_DEFAULT_FIELDS
         if getattr(params, name, None) is not None
     }
+
+
+def _is_multimodal(llm: Any) -> bool | None:
+    """``llm.model_config.is_multimodal_model`` (None when the engine has no such flag)."""
+    flag = getattr(getattr(llm, "model_config", None), "is_multimodal_model", None)
+    return flag if isinstance(flag, bool) else None
 
 
 def _max_model_len(llm: Any) -> int | None:

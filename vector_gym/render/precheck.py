@@ -45,7 +45,14 @@ from vector_gym.svg.normalise.bounds import strip_cyclic_uses
 from vector_gym.svg.normalise.common import SVG_NS
 from vector_gym.svg.normalise.data_uri import raster_size
 from vector_gym.svg.normalise.style import strip_css_hrefs
-from vector_gym.svg.parse import MAX_DEPTH, ParseLimits, local_name, namespace_uri, parse_svg
+from vector_gym.svg.parse import (
+    MAX_DEPTH,
+    MAX_USE_EXPANSION,
+    ParseLimits,
+    local_name,
+    namespace_uri,
+    parse_svg,
+)
 
 __all__ = ["RenderLimits", "RenderRejected", "check_text", "check_tree"]
 
@@ -77,7 +84,8 @@ class RenderLimits:
     max_elements : int
         Largest number of elements in the document as written.
     max_use_expansion : int
-        Largest number of elements after expanding every ``<use>`` (a fan-out to 10^9 hangs skia).
+        Largest number of elements after expanding every ``<use>`` (a fan-out to 10^9 hangs skia);
+        default :data:`vector_gym.svg.parse.MAX_USE_EXPANSION`, shared with the spec reward.
     max_path_numbers : int
         Largest number of numbers in all ``d`` and ``points`` attributes together (a path of a
         million segments takes 5.4 s in skia, issue 3).
@@ -90,26 +98,29 @@ class RenderLimits:
     max_image_pixels : int
         Most pixels (width x height, read from the PNG or JPEG header before any decoder runs)
         of one raster ``data:`` image (default 4096 x 4096: 64 MiB decoded).
-    use_cycles : {"fail", "skip"}
-        A ``<use>`` that refers to itself or an ancestor: ``"fail"`` fails the document as
-        ``use_cycle`` (what the SVGEditBench papers' CairoSVG does: it recurses until Python's
-        limit, so the bundled V2 scorer counts such an output as a parsing error); ``"skip"``
-        skips that ``<use>`` alone and draws the rest, as browsers and resvg do (issue 11; the
-        conformance corpus renders with it). At most 64 cyclic uses are skipped; more fail.
+    use_cycles : {"skip", "fail"}
+        A ``<use>`` that refers to itself or an ancestor. ``"skip"`` (default) skips that
+        ``<use>`` alone and draws the rest, as browsers and resvg do (SVG 2 §5.6.1: such a
+        ``<use>`` is in error and draws nothing; issue 11, checked against headless Chromium in
+        ``tests/data/render/use-cycle-skipped-alone.svg``). At most 64 cyclic uses are skipped;
+        more fail the document as ``use_cycle``. ``"fail"`` fails the document as ``use_cycle``
+        (what the SVGEditBench papers' CairoSVG does: it recurses until Python's limit, so the
+        published V2 scorer counts such an output as a parsing error; the raster reward selects
+        it with ``backend="cairosvg"``).
     """
 
     max_bytes: int = 4_000_000
     max_depth: int = MAX_DEPTH
     max_elements: int = 100_000
-    max_use_expansion: int = 200_000
+    max_use_expansion: int = MAX_USE_EXPANSION
     max_path_numbers: int = 1_000_000
     max_attributes: int = 256
     max_image_pixels: int = 16_777_216
-    use_cycles: str = "fail"
+    use_cycles: str = "skip"
 
     def __post_init__(self) -> None:
         if self.use_cycles not in ("fail", "skip"):
-            raise ValueError(f"RenderLimits.use_cycles: expected 'fail' or 'skip', got {self.use_cycles!r}")
+            raise ValueError(f"RenderLimits.use_cycles: expected 'skip' or 'fail', got {self.use_cycles!r}")
         for name in self.__slots__:
             if name == "use_cycles":
                 continue

@@ -17,6 +17,7 @@ from vector_gym.svg.parse import (
     TOO_DEEP,
     TOO_LARGE,
     TOO_MANY_ELEMENTS,
+    USE_EXPANSION,
 )
 
 __all__ = [
@@ -55,8 +56,9 @@ EXTERNAL_REFERENCE = "external_reference"
 see :mod:`vector_gym.render.precheck`)."""
 USE_CYCLE = "use_cycle"
 """A ``<use>`` refers to itself or to an ancestor, directly or through other ``<use>`` elements."""
-USE_EXPANSION = "use_expansion"
-"""Expanding every ``<use>`` would create more elements than ``RenderLimits.max_use_expansion``."""
+# USE_EXPANSION (more elements after expanding every <use> than RenderLimits.max_use_expansion,
+# default vector_gym.svg.parse.MAX_USE_EXPANSION) is defined once in vector_gym.svg.parse, shared
+# with the specification reward's validity gate.
 TOO_MANY_PATH_SEGMENTS = "too_many_path_segments"
 """The path data and point lists hold more numbers than ``RenderLimits.max_path_numbers``."""
 TOO_MANY_ATTRIBUTES = "too_many_attributes"

@@ -16,7 +16,7 @@ from vector_gym.svg.canonical import (
     SVG2,
     Node,
 )
-from vector_gym.svg.parse import local_name
+from vector_gym.svg.parse import MAX_USE_EXPANSION, local_name
 from vector_gym.svg.path_data import path_syntax_ok
 from vector_gym.svg.references import URL_REFERENCE_RE, XLINK_HREF, local_href
 
@@ -34,6 +34,7 @@ _ORDER = (
     F.INVALID_NUMBER,
     F.UNRESOLVED_REFERENCE,
     F.USE_CYCLE,
+    F.USE_EXPANSION,
 )
 
 
@@ -162,6 +163,41 @@ def use_cycle(by_id: dict[str, list[Node]], uses: list[tuple[Node, str]]) -> boo
     return False
 
 
+def use_expansion_over(
+    root: Node, by_id: dict[str, list[Node]], uses: list[tuple[Node, str]], budget: int = MAX_USE_EXPANSION
+) -> bool:
+    """Whether expanding every ``<use>`` gives more than ``budget`` elements (root included).
+
+    Each element counts 1 plus its children; a ``<use>`` also counts a copy of its referenced
+    element (the first with that id), as :func:`vector_gym.svg.normalise.bounds.use_expansion_count`
+    counts for the renderer. Call only when :func:`use_cycle` is false. Iterative, memoised per
+    element, and stopped as soon as one count exceeds ``budget``: time O(elements + uses)
+    whatever the fan-out.
+    """
+    ref_of = {id(u): by_id[r][0] for u, r in uses if by_id.get(r)}
+    memo: dict[int, int] = {}
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if key in memo:
+            continue
+        ref = ref_of.get(key)
+        if not done:
+            stack.append((node, True))
+            stack.extend((c, False) for c in node.children if id(c) not in memo)
+            if ref is not None and id(ref) not in memo:
+                stack.append((ref, False))
+            continue
+        n = 1 + sum(memo[id(c)] for c in node.children)
+        if ref is not None:
+            n += memo[id(ref)]
+        if n > budget:
+            return True
+        memo[key] = n
+    return False
+
+
 _attr_verdict_cached = functools.lru_cache(maxsize=1 << 16)(_attr_verdict_uncached)
 
 
@@ -176,8 +212,8 @@ def check_validity(
         The parsed document (``None`` = parse failure, reported by the caller).
     parity : bool
         ``True``: the reference's rules (:data:`vector_gym.svg.canonical.REFERENCE` dialect);
-        ``False``: default mode (SVG 2 grammars, plus ``no_svg_namespace``, ``invalid_number``
-        and ``use_cycle``). Must match the dialect ``root`` was built with.
+        ``False``: default mode (SVG 2 grammars, plus ``no_svg_namespace``, ``invalid_number``,
+        ``use_cycle`` and ``use_expansion``). Must match the dialect ``root`` was built with.
 
     Returns
     -------
@@ -244,6 +280,9 @@ def check_validity(
             refs.extend(m.group(2) for m in URL_REFERENCE_RE.finditer(text))
     if refs and any(r not in by_id or not r for r in refs):
         bad.add(F.UNRESOLVED_REFERENCE)
-    if uses and use_cycle(by_id, uses):
-        bad.add(F.USE_CYCLE)
+    if uses:
+        if use_cycle(by_id, uses):
+            bad.add(F.USE_CYCLE)
+        elif use_expansion_over(root, by_id, uses):
+            bad.add(F.USE_EXPANSION)
     return not bad, tuple(code for code in _ORDER if code in bad), by_id

@@ -19,6 +19,7 @@ from vector_gym.svg.parse import (
     TOO_LARGE,
     TOO_MANY_ELEMENTS,
     USE_CYCLE,
+    USE_EXPANSION,
 )
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "NO_SVG_NAMESPACE",
     "INVALID_NUMBER",
     "USE_CYCLE",
+    "USE_EXPANSION",
     "TARGET_INVALID",
     "DETAIL_CODES",
 ]
@@ -95,8 +97,9 @@ INVALID_VIEWBOX = "invalid_viewbox"
 UNRESOLVED_REFERENCE = "unresolved_reference"
 """A local ``href="#X"`` or ``url(#X)`` names no element ``id`` (spec §10 rule 4)."""
 # NO_SVG_NAMESPACE (default mode: the root is <svg> outside the SVG namespace) and USE_CYCLE
-# (default mode: a self-referencing or cyclic <use>) are defined once in vector_gym.svg.parse,
-# shared with the renderer.
+# (default mode: a self-referencing or cyclic <use>) and USE_EXPANSION (default mode: more than
+# vector_gym.svg.parse.MAX_USE_EXPANSION elements after expanding every <use>) are defined once in
+# vector_gym.svg.parse, shared with the renderer.
 INVALID_NUMBER = "invalid_number"
 """Default mode: a numeric attribute (width, x, r, opacity, offset, …) is not an SVG number or
 length (``NaN``, ``Infinity``, ``1_0``, hex, ``10 px``)."""
@@ -125,6 +128,7 @@ DETAIL_CODES: tuple[str, ...] = (
     INVALID_NUMBER,
     UNRESOLVED_REFERENCE,
     USE_CYCLE,
+    USE_EXPANSION,
     TARGET_INVALID,
 )
 """Every detail code a :class:`~vector_gym.rewards.report.SpecReport` may carry."""

@@ -209,7 +209,9 @@ class RasterScorer:
         ``"v2"``: 224 px, MSE, DINO, CLIPScore, Chamfer. ``"v1"``: 72 px, MSE, and the
         compression ratio for Compression tasks.
     backend : {"skia", "resvg", "cairosvg"}
-        Renderer (``"cairosvg"`` is the papers' renderer).
+        Renderer (``"cairosvg"`` is the papers' renderer). With skia and resvg a cyclic
+        ``<use>`` draws nothing and the rest draws, as in a browser; with ``"cairosvg"`` it is a
+        Parsing error (detail ``use_cycle``), as the papers' CairoSVG recursion error was.
     size : (int, int), optional
         Override the benchmark's image size.
     dino_model, clip_model : str or None
@@ -274,7 +276,12 @@ class RasterScorer:
         return state
 
     def _render_kwargs(self) -> dict[str, Any]:
-        return {"processes": self.processes, "timeout_s": self.timeout_s}
+        kwargs: dict[str, Any] = {"processes": self.processes, "timeout_s": self.timeout_s}
+        if self.backend == "cairosvg":  # the papers' scorer: a cyclic <use> is a Parsing error
+            from vector_gym.render import RenderLimits
+
+            kwargs["limits"] = RenderLimits(use_cycles="fail")
+        return kwargs
 
     def _render(self, svgs: list[str]):
         from vector_gym.render import render_many

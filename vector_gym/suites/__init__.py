@@ -55,7 +55,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from vector_gym.errors import ConfigError, UnknownTaskError
+from vector_gym.errors import ConfigError, ScorerError, UnknownTaskError, VectorGymError
 from vector_gym.tasks.task import Task
 
 __all__ = [
@@ -346,6 +346,9 @@ class Suite:
         ------
         ValueError
             ``len(tasks) != len(responses)``.
+        ScorerError
+            The scorer raised something other than a :class:`~vector_gym.errors.VectorGymError`
+            (chained as ``__cause__``), or returned another number of reports than tasks.
         """
         tasks, responses = list(tasks), list(responses)
         if len(tasks) != len(responses):
@@ -355,7 +358,17 @@ class Suite:
         if not tasks:
             return []
         self.check_tasks(tasks)
-        return list(self.scorer.score_many(tasks, responses))
+        scorer = self.scorer
+        where = f"suite {self.name!r}: its scorer {type(scorer).__name__}.score_many"
+        try:
+            reports = list(scorer.score_many(tasks, responses))
+        except VectorGymError:
+            raise
+        except Exception as exc:
+            raise ScorerError(f"{where} raised {type(exc).__name__}: {exc}") from exc
+        if len(reports) != len(tasks):
+            raise ScorerError(f"{where}: expected {len(tasks)} reports, got {len(reports)}")
+        return reports
 
     def check_tasks(self, tasks: Sequence[Task]) -> None:
         """Refuse tasks of a registered suite whose reward is another one.
@@ -574,8 +587,9 @@ def register_suite(suite: Suite, *, replace: bool = False) -> Suite:
             del _CONFIGURED[key]
     from vector_gym.policies.templates import register_family
 
-    budget = suite._token_budget
-    register_family(suite.family, suite.templates, budget if isinstance(budget, int) else None)
+    # Policies ask the suite for the budget (its token_budget method), unless it has no rule of
+    # its own (the input-adaptive default, which the policies apply themselves).
+    register_family(suite.family, suite.templates, suite.token_budget if suite._token_budget is not None else None)
     return suite
 
 

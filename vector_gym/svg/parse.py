@@ -76,6 +76,8 @@ NO_SVG_NAMESPACE = "no_svg_namespace"
 """The root is ``<svg>`` outside the SVG namespace: not an SVG document (renderers draw nothing)."""
 USE_CYCLE = "use_cycle"
 """A ``<use>`` references itself, an ancestor, or a chain back to itself (SVG 2 §5.6.1)."""
+USE_EXPANSION = "use_expansion"
+"""Expanding every ``<use>`` would give more than :data:`MAX_USE_EXPANSION` elements."""
 
 REASONS: tuple[str, ...] = (
     NOT_TEXT,
@@ -97,6 +99,17 @@ The scorer (:class:`ParseLimits`) and the renderer (``vector_gym.render.precheck
 both default to it, so a document the scorer accepts is one the renderer accepts and the
 reverse. 10,000 nested groups crash skia and resvg (issue 3); 128 is what the render precheck
 always allowed.
+"""
+
+
+MAX_USE_EXPANSION = 200_000
+"""The one ``<use>`` expansion limit of the product: most elements a document may have after
+every ``<use>`` is expanded (root included, each ``<use>`` counting itself plus a copy of what it
+references). The renderer (``RenderLimits.max_use_expansion``: a fan-out to 10^9 elements hangs
+skia) and the specification reward's validity gate (default mode, detail :data:`USE_EXPANSION`)
+both use it, so a document the scorer calls valid is one the renderer draws. Counting stops at
+the limit, so checking costs at most ~limit steps whatever the fan-out. The bundled corpora
+stay far below it.
 """
 
 

@@ -28,7 +28,9 @@ it reproduces, and its section of spec-reward.md (``docs/spec-reward.md``):
    wins; only the XLink ``href`` is a link).
 7. No SVG namespace (§4 item 1, §10): a root ``<svg>`` without the SVG namespace is valid and only
    its tags differ. Default: validity fails with ``no_svg_namespace``.
-8. ``<use>`` cycles (§10): not checked. Default: validity fails with ``use_cycle``.
+8. ``<use>`` cycles and expansion (§10): not checked. Default: validity fails with ``use_cycle``,
+   and with ``use_expansion`` past :data:`vector_gym.svg.parse.MAX_USE_EXPANSION` elements after
+   expanding every ``<use>`` (the renderer's limit).
 9. Python ``float()`` readings of values (§7, §16 item 7): ``nan``, ``inf``, ``1_0``
    (:func:`vector_gym.svg.numbers.python_float_reference`); viewport (§8.3):
    :func:`vector_gym.svg.viewbox.scan_viewbox_reference` /

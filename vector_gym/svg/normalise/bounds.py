@@ -6,10 +6,9 @@ from lxml import etree
 
 from vector_gym.svg.normalise.common import _href, _id_map, _ref_id
 from vector_gym.svg.numbers import SVG_NUMBER_RE
-from vector_gym.svg.parse import local_name
+from vector_gym.svg.parse import MAX_USE_EXPANSION, local_name
 
-
-DEFAULT_MAX_USE_EXPANSION = 200_000
+DEFAULT_MAX_USE_EXPANSION = MAX_USE_EXPANSION  # the one limit, shared with the spec reward
 
 
 _HAS_USE_XPATH = etree.XPath("boolean(//*[local-name() = 'use'])")

@@ -8,17 +8,33 @@ times with distinct ``sample_index``, or ``--repairgen N`` generated RepairGen o
 - ``score_dataset`` on a :class:`~vector_gym.integrations.ray.LocalCluster` whose head has no
   CPU (it holds the driver and the GCS only) and 1, then 2, worker nodes of one CPU each; each
   cluster is started and stopped here. The wall time counts from building the dataset to the
-  last row on the driver (actor start-up included); RepairGen tasks are regenerated on the
-  workers from their ids, while the local runs get them ready-made.
+  last row decoded on the driver (actor start-up included).
 
-CPU per row: user + system CPU seconds of every process involved (this process and its pool
-children; with Ray, also every process of the cluster, read from ``/proc`` every 0.2 s) divided
-by the rows. Every run's reports are checked to be identical to ``processes=1`` (``--no-check``
-skips it).
+How CPU is counted (user + system seconds, from start to last row):
+
+- local: this process and its pool children (``getrusage`` of self and of waited-for children);
+  the per-task scorer cache is emptied before each run, so every run starts cold, as a fresh
+  Ray actor does;
+- Ray: the driver (this process: building the dataset, Ray Data's executor, decoding the rows)
+  plus every process of the cluster (GCS, raylets, log monitors, Ray Data's service actors,
+  idle and prestarted workers, the scorer actors), read from ``/proc`` every 0.2 s, by pid, so
+  processes that exit mid-run are counted up to their last sample. Once per cluster, before
+  the timed runs, a 4-row dataset starts Ray Data's service actors (stats, autoscaling
+  coordinator, usage collection: one per cluster, not per run); that warm-up is not counted.
+- RepairGen (``--repairgen``): the Ray workers regenerate each task from its id (the issue's
+  design: tasks are not shipped); the local runs get the tasks ready-made, so the CPU of
+  generating them (``suite.tasks``, measured here) is added to each local run and shown.
+
+Each configuration runs at two sizes (a quarter of the rows, then all of them): CPU(n) =
+fixed + n * per_row gives the per-row CPU (the marginal cost, the overhead the issue bounds)
+and the fixed start-up CPU (Ray: worker processes, actor construction and cold per-task scorers
+of one dataset execution; local: the pool's fork). ``total`` is all CPU of the full run divided
+by its rows. Every full run's reports are checked to be identical to ``processes=1``
+(``--no-check`` skips it).
 
 Usage::
 
-    python benchmarks/ray_scaling.py [--copies 4] [--repairgen N] [--batch-size 32] [--json]
+    python benchmarks/ray_scaling.py [--copies 4] [--repairgen N] [--batch-size 256] [--json]
 
 ``--repairgen 10000`` is the issue's 10,000-task identity check (every field of every report
 identical to ``score_many`` in this process); the tests check 300 tasks.
@@ -106,68 +122,105 @@ def _canon(report: dict) -> str:
     return json.dumps(json.loads(json.dumps(report)), sort_keys=True)
 
 
+def _fit(small: tuple[int, float], full: tuple[int, float]) -> tuple[float, float]:
+    """(per-row CPU, fixed CPU) of CPU(n) = fixed + n * per_row through two runs."""
+    (n1, c1), (n2, c2) = small, full
+    per_row = (c2 - c1) / (n2 - n1)
+    return per_row, c1 - n1 * per_row
+
+
+def _local_run(tasks, outputs, processes: int, extra_cpu: float):
+    from vector_gym.rewards import spec
+
+    spec._SCORERS.clear()  # cold, as a fresh scorer actor
+    c0, t0 = _self_cpu(), time.perf_counter()
+    reports = spec.score_many(tasks, outputs, processes=processes)
+    return reports, time.perf_counter() - t0, _self_cpu() - c0 + extra_cpu
+
+
+def _ray_run(vray, cluster, suite, rows, batch_size: int, workers: int):
+    meter = _ClusterCPU(cluster)
+    meter.start()
+    c0, t0 = _self_cpu(), time.perf_counter()
+    ds = vray.from_rows(rows, rows_per_block=batch_size)
+    out = {r["key"]: r for r in (
+        {"key": vray.row_key(x), **x} for x in vray.decode_rows(
+            vray.score_dataset(ds, suite, batch_size=batch_size, concurrency=(workers, workers))))}
+    wall = time.perf_counter() - t0
+    return out, wall, _self_cpu() - c0 + meter.stop()
+
+
+def _result(name: str, n: int, wall: float, small: tuple[int, float], full: tuple[int, float],
+            identical: bool | None, extra_cpu: float = 0.0) -> dict:
+    per_row, fixed = _fit(small, full)
+    return {"run": name, "rows": n, "wall_s": wall, "rows_per_s": n / wall,
+            "cpu_ms_per_row": 1000 * per_row, "fixed_cpu_s": fixed,
+            "total_cpu_ms_per_row": 1000 * full[1] / n, "task_generation_cpu_s": extra_cpu,
+            "identical": identical}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--copies", type=int, default=4, help="copies of the 680 published outcomes")
     ap.add_argument("--repairgen", type=int, default=0, metavar="N",
                     help="score N RepairGen oracle outputs instead")
-    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--batch-size", type=int, default=256, help="rows per scorer call (and per block)")
     ap.add_argument("--no-check", action="store_true")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
     from vector_gym.integrations import ray as vray
-    from vector_gym.rewards.spec import score_many
 
+    c0 = _self_cpu()
     suite, rows, tasks = _rows(args.copies, args.repairgen)
+    gen_cpu = _self_cpu() - c0 if args.repairgen else 0.0  # RepairGen: generating the tasks
     outputs = [r["produced_svg"] for r in rows]
     n = len(rows)
+    m = max(2, n // 4)
     results = []
     reference = None
     for processes in (1, 2):
-        c0, t0 = _self_cpu(), time.perf_counter()
-        reports = score_many(tasks, outputs, processes=processes)
-        wall, cpu = time.perf_counter() - t0, _self_cpu() - c0
+        _, _, cpu_small = _local_run(tasks[:m], outputs[:m], processes, gen_cpu * m / n)
+        reports, wall, cpu = _local_run(tasks, outputs, processes, gen_cpu)
         dicts = [_canon(r.to_dict()) for r in reports]
         if reference is None:
             reference = dicts
-        identical = dicts == reference
-        results.append({"run": f"score_many(processes={processes})", "rows": n, "wall_s": wall,
-                        "rows_per_s": n / wall, "cpu_ms_per_row": 1000 * cpu / n, "identical": identical})
+        results.append(_result(f"score_many(processes={processes})", n, wall, (m, cpu_small),
+                               (n, cpu), dicts == reference, gen_cpu))
     for workers in (1, 2):
         with vray.LocalCluster(workers=workers, cpus=1, head_cpus=0) as cluster:
             ray = cluster.connect()
-            try:
-                ds = vray.from_rows(rows, rows_per_block=args.batch_size * 2)
-                meter = _ClusterCPU(cluster)
-                meter.start()
-                c0, t0 = _self_cpu(), time.perf_counter()
-                out = {r["key"]: r for r in (
-                    {"key": vray.row_key(x), **x} for x in vray.decode_rows(
-                        vray.score_dataset(ds, suite, batch_size=args.batch_size,
-                                           concurrency=(workers, workers))))}
-                wall = time.perf_counter() - t0
-                cpu = _self_cpu() - c0 + meter.stop()
+            try:  # Ray Data's service actors (one per cluster), started before the timed runs
+                list(vray.decode_rows(vray.score_dataset(vray.from_rows(rows[:4]), suite,
+                                                         concurrency=(workers, workers))))
+                _, _, cpu_small = _ray_run(vray, cluster, suite, rows[:m], args.batch_size, workers)
+                out, wall, cpu = _ray_run(vray, cluster, suite, rows, args.batch_size, workers)
             finally:
                 ray.shutdown()
         identical = None
         if not args.no_check:
             identical = len(out) == n and all(
                 _canon(out[vray.row_key(r)]["report"]) == ref for r, ref in zip(rows, reference, strict=True))
-        results.append({"run": f"score_dataset({workers} worker node{'s' if workers > 1 else ''})",
-                        "rows": n, "wall_s": wall, "rows_per_s": n / wall,
-                        "cpu_ms_per_row": 1000 * cpu / n, "identical": identical})
-    local2 = results[1]["cpu_ms_per_row"]
+        results.append(_result(f"score_dataset({workers} worker node{'s' if workers > 1 else ''})",
+                               n, wall, (m, cpu_small), (n, cpu), identical))
+    local2 = results[1]
     for r in results:
-        r["cpu_vs_pool2"] = r["cpu_ms_per_row"] / local2
+        r["cpu_vs_pool2"] = r["cpu_ms_per_row"] / local2["cpu_ms_per_row"]
+        r["total_vs_pool2"] = r["total_cpu_ms_per_row"] / local2["total_cpu_ms_per_row"]
     if args.json:
-        print(json.dumps({"suite": suite, "rows": n, "cpus": os.cpu_count(), "results": results}, indent=2))
+        print(json.dumps({"suite": suite, "rows": n, "small_rows": m, "batch_size": args.batch_size,
+                          "cpus": os.cpu_count(), "load_avg": os.getloadavg(), "results": results},
+                         indent=2))
         return
-    print(f"{suite}: {n} rows, {os.cpu_count()} CPUs")
-    print(f"{'run':34} {'wall s':>7} {'rows/s':>8} {'CPU ms/row':>11} {'vs pool(2)':>10} identical")
+    print(f"{suite}: {n} rows (fit from {m} and {n}), batch {args.batch_size}, {os.cpu_count()} CPUs,"
+          f" load average {os.getloadavg()[0]:.1f}"
+          + (f", task generation {gen_cpu:.2f} CPU s (added to local)" if gen_cpu else ""))
+    print(f"{'run':34} {'wall s':>7} {'rows/s':>8} {'CPU ms/row':>11} {'vs pool(2)':>10}"
+          f" {'fixed CPU s':>11} {'total ms/row':>12} {'vs pool(2)':>10} identical")
     for r in results:
         print(f"{r['run']:34} {r['wall_s']:7.2f} {r['rows_per_s']:8.1f} {r['cpu_ms_per_row']:11.2f}"
-              f" {r['cpu_vs_pool2']:10.2f} {r['identical']}")
+              f" {r['cpu_vs_pool2']:10.2f} {r['fixed_cpu_s']:11.2f} {r['total_cpu_ms_per_row']:12.2f}"
+              f" {r['total_vs_pool2']:10.2f} {r['identical']}")
 
 
 if __name__ == "__main__":

@@ -1,32 +1,44 @@
-"""Render throughput: images/s at 72, 224 and 512 px on the same corpus, in one run (issue 3).
+"""Render throughput: images/s at 72, 224 and 512 px on three corpora, in one run (issues 3, 11, 16).
 
-Measured, on an evenly spaced sample of the bundled corpora (Vector-Bench, SVGEditBench V2 and
-v1; see ``render_conformance.load_corpus``):
+Corpora (``--corpora``; each an evenly spaced sample of ``--limit`` distinct documents):
 
-* ``pipeline x1`` / ``pipeline x2``: :func:`vector_gym.render.render_many` through a warm
-  :class:`~vector_gym.render.RenderPool` of 1 or 2 worker processes (text pre-check, parse,
-  normalise, skia, shared-memory RGB batch);
-* ``pipeline in-proc``: the same work in this process (``processes=0``);
+* ``vector_bench``: the Vector-Bench task sources and targets (dense scenes);
+* ``v2``: the SVGEditBench V2 before/after emoji;
+* ``repairgen``: RepairGen task sources (corrupted Vector-Bench scenes, seed 0).
+
+Contenders, per corpus and size, run round-robin, best of ``--repeat``:
+
+* ``pipeline x1 cold``: :meth:`vector_gym.render.RenderPool.render` with one worker process (text
+  pre-check, parse, normalise, skia, shared-memory batch), the worker's per-document caches
+  emptied before every run, so every document is new to it (the RL case for model outputs);
+* ``pipeline x1 warm``: the same batch again without emptying them (task sources and targets,
+  drawn again and again);
+* ``pipeline in-proc cold`` / ``warm``: the same work in this process (``processes=0``);
+* ``pipeline x2 cold``: two workers (only with ``--x2``);
 * ``raw skia``: ``skia.SVGDOM`` on the unmodified text onto a numpy-backed surface, in this
-  process (no pre-check, no normaliser, no isolation);
+  process (no pre-check, no normaliser, no isolation, not drawn right: the speed anchor);
 * ``resvg``: resvg-py ``svg_to_bytes`` (PNG) + PNG decode, in this process (no maintained
   raw-pixel binding exists on PyPI);
 * ``cairosvg``: ``svg2png`` + PNG decode, in this process.
 
-Aims (issues 3 and 11): pipeline per core (``pipeline x1``: one worker) >= 2x resvg and >= 4x
-cairosvg at 72, 224 and 512 px; >= 1.8x from 1 to 2 processes (the machine's core count bounds
-the last one). The contenders run round-robin, best of ``--repeat``, so a loaded machine slows
-them alike. The share of sampled documents that ``backend="skia"`` routes to resvg is printed.
+Rates are images per CPU-second (this process plus the pool's workers, read from
+``/proc/*/schedstat``; the unit of issue 16), with images per wall-second next to them; the
+ratios use CPU seconds. Aims printed next to each ratio: issue 11, pipeline per core >= 2x resvg and >= 4x cairosvg;
+issue 16, one process >= 0.6x raw skia, >= 2x resvg, >= 3x cairosvg, at every size on every
+corpus. The share of sampled documents that ``backend="skia"`` routes to resvg is printed per
+corpus. ``--rss`` measures, in a fresh process, the parent's resident memory held after one
+1,000-image batch at 224 px against the batch's pixels (issue 16: at most 1.3x).
 
 Usage::
 
-    .venv/bin/python benchmarks/render_throughput.py [--limit 300] [--sizes 72 224 512] [--repeat 3]
+    .venv/bin/python benchmarks/render_throughput.py [--limit 150] [--sizes 72 224 512] [--repeat 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import time
 from functools import partial
@@ -37,7 +49,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from render_conformance import load_corpus  # noqa: E402
 
-
+CORPORA = ("vector_bench", "v2", "repairgen")
 def _raw_skia(svgs: list[bytes], size: int) -> None:
     import skia
 
@@ -81,71 +93,186 @@ def _cairosvg(svgs: list[bytes], size: int) -> None:
         _decode(png)
 
 
+def load_corpora(names, limit: int) -> dict[str, list[str]]:
+    """``{corpus: [svg text]}``: ``limit`` evenly spaced distinct documents of each corpus."""
+    out: dict[str, list[str]] = {}
+    labelled = load_corpus() if {"vector_bench", "v2"} & set(names) else []
+    for name in names:
+        if name == "repairgen":
+            from vector_gym.tasks.repairgen import RepairGenConfig, RepairGenerator
+
+            gen = RepairGenerator(
+                RepairGenConfig(sources=("vector_bench",), split="all", visibility="geometric"),
+                seed=0,
+            )
+            docs = list(dict.fromkeys(t.source_svg for t in gen.tasks(limit)))
+        else:
+            prefix = name + "/"
+            docs = [s for label, s in labelled if label.startswith(prefix)]
+        step = max(1, len(docs) // limit)
+        out[name] = docs[::step][:limit]
+    return out
+
+
+def _rss_kib() -> int:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def _rss_main(n: int) -> int:
+    """Parent RSS held after one ``n``-image batch at 224 px (fresh process), against the pixels."""
+    import threading
+
+    from vector_gym.render import RenderPool
+
+    docs = load_corpora(["v2"], 400)["v2"]
+    svgs = (docs * (n // len(docs) + 1))[:n]
+    with RenderPool(1, memory_mb=2048) as pool:
+        pool.render(svgs[:4], (16, 16))
+        before = _rss_kib()
+        peak = [before]
+        stop = threading.Event()
+
+        def sample() -> None:
+            while not stop.wait(0.005):
+                peak[0] = max(peak[0], _rss_kib())
+
+        t = threading.Thread(target=sample, daemon=True)
+        t.start()
+        images = pool.render(svgs, (224, 224))[0]
+        int(images[..., 0].max())  # read every page, as a user of the pixels does
+        stop.set()
+        t.join()
+        held = _rss_kib() - before
+        pixels = images.nbytes / 1024
+        print(
+            f"parent RSS for a {n}-image batch at 224 px: held {held / 1024:.1f} MiB, peak "
+            f"{(peak[0] - before) / 1024:.1f} MiB, pixels {pixels / 1024:.1f} MiB: held/pixels "
+            f"{held / pixels:.2f}, peak/pixels {(peak[0] - before) / pixels:.2f}  (aim <= 1.3)"
+        )
+    return 0
+
+
+def _task_cpu_s(pid: int) -> float:
+    """CPU seconds used so far by every thread of process ``pid`` (``/proc/*/schedstat``, ns)."""
+    total = 0
+    for path in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+        try:
+            total += int(path.read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return total / 1e9
+
+
+def _cpu_s(pools) -> float:
+    """CPU seconds of this process and of every worker of ``pools`` together."""
+    return time.process_time() + sum(
+        _task_cpu_s(pid) for pool in pools for pid in pool.worker_pids()
+    )
+
+
+def _line(label: str, value: float, aim: str) -> None:
+    print(f"  {label:34s} {value:6.2f}  ({aim})")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--limit", type=int, default=300, help="number of corpus SVGs (evenly spaced)")
+    ap.add_argument("--limit", type=int, default=150, help="documents per corpus (evenly spaced)")
+    ap.add_argument("--corpora", nargs="+", default=list(CORPORA), choices=CORPORA)
     ap.add_argument("--sizes", type=int, nargs="+", default=[72, 224, 512])
     ap.add_argument("--repeat", type=int, default=3, help="best of this many runs per measurement")
+    ap.add_argument("--min-seconds", type=float, default=0.3, help="least wall time per measurement")
     ap.add_argument("--no-cairosvg", action="store_true")
+    ap.add_argument("--x2", action="store_true", help="also time a pool of two workers")
+    ap.add_argument("--rss", action="store_true", help="also measure the parent RSS of a 1,000-image batch")
+    ap.add_argument("--rss-only", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.rss_only:
+        return _rss_main(args.rss_only)
 
-    from vector_gym.render import RenderPool, render_many
+    from vector_gym.render import RenderPool, backends, render_many
 
-    corpus = [s for _, s in load_corpus()]
-    step = max(1, len(corpus) // args.limit)
-    svgs = corpus[::step][: args.limit]
-    data = [s.encode("utf-8") for s in svgs]
-    n = len(svgs)
-    print(
-        f"{n} SVGs (every {step}th of {len(corpus)}), {os.cpu_count()} CPUs, best of {args.repeat}"
-    )
-    routed = render_many(svgs, (16, 16), processes=0).drawn_by
-    share = 100 * sum(d == "resvg" for d in routed) / max(1, n)
-    print(f"routed to resvg by backend='skia': {share:.1f}% of the sample ({sum(d == 'resvg' for d in routed)} of {n})")
-    pools = {k: RenderPool(k, memory_mb=2048) for k in (1, 2)}
+    clear_caches = getattr(backends, "clear_caches", lambda: None)  # an older checkout: no caches
+
+    corpora = load_corpora(args.corpora, args.limit)
+    print(f"{os.cpu_count()} CPUs, best of {args.repeat}, load average {os.getloadavg()}")
+    pools = {k: RenderPool(k, memory_mb=2048) for k in ((1, 2) if args.x2 else (1,))}
+
+    def cold_pool(pool, svgs, shape):
+        if hasattr(pool, "clear_caches"):
+            pool.clear_caches()
+        pool.render(svgs, shape)
+
+    def cold_inproc(svgs, shape):
+        clear_caches()
+        render_many(svgs, shape, processes=0)
+
     try:
         for pool in pools.values():  # warm: workers started and imports done
-            pool.render(svgs[:4], (16, 16))
-        for size in args.sizes:
-            shape = (size, size)
-            for pool in pools.values():
-                pool.render(svgs, shape)  # grow the shared segment to this size first
-            jobs = {
-                f"pipeline x{k}": partial(pool.render, svgs, shape) for k, pool in pools.items()
-            }
-            jobs["pipeline in-proc"] = partial(render_many, svgs, shape, processes=0)
-            jobs["raw skia"] = partial(_raw_skia, data, size)
-            jobs["resvg"] = partial(_resvg, svgs, size)
-            if not args.no_cairosvg:
-                jobs["cairosvg"] = partial(_cairosvg, data, size)
-            # Round-robin repeats, best per job: a slow spell on a shared machine then hurts
-            # every job alike instead of one.
-            best = dict.fromkeys(jobs, float("inf"))
-            for _ in range(args.repeat):
-                for key, fn in jobs.items():
-                    t0 = time.perf_counter()
-                    fn()
-                    best[key] = min(best[key], time.perf_counter() - t0)
-            r = {key: n / t for key, t in best.items()}
-            print(f"\n{size} px (images/s)")
-            for name, v in r.items():
-                print(f"  {name:18s} {v:8.1f}")
-            print(
-                f"  ratio pipeline x1 / resvg     {r['pipeline x1'] / r['resvg']:.2f}  (aim >= 2)"
-            )
-            if "cairosvg" in r:
-                print(
-                    f"  ratio pipeline x1 / cairosvg  {r['pipeline x1'] / r['cairosvg']:.2f}  (aim >= 4)"
-                )
-            print(
-                f"  ratio pipeline x2 / x1        {r['pipeline x2'] / r['pipeline x1']:.2f}  (aim >= 1.8 on >= 2 free cores)"
-            )
-            print(
-                f"  ratio in-proc / raw skia      {r['pipeline in-proc'] / r['raw skia']:.2f}  (cost of check + normalise)"
-            )
+            pool.render(next(iter(corpora.values()))[:4], (16, 16))
+        for cname, svgs in corpora.items():
+            n = len(svgs)
+            routed = render_many(svgs, (16, 16), processes=0).drawn_by
+            k = sum(d == "resvg" for d in routed)
+            print(f"\n== {cname}: {n} documents; routed to resvg by backend='skia': "
+                  f"{100 * k / max(1, n):.1f}% ({k} of {n})")
+            data = [s.encode("utf-8") for s in svgs]
+            for size in args.sizes:
+                shape = (size, size)
+                for pool in pools.values():
+                    pool.render(svgs, shape)  # grow the shared segment to this size first
+                jobs = {}
+                for kk, pool in pools.items():
+                    jobs[f"pipeline x{kk} cold"] = partial(cold_pool, pool, svgs, shape)
+                jobs["pipeline x1 warm"] = partial(pools[1].render, svgs, shape)
+                jobs["pipeline in-proc cold"] = partial(cold_inproc, svgs, shape)
+                jobs["pipeline in-proc warm"] = partial(render_many, svgs, shape, processes=0)
+                jobs["raw skia"] = partial(_raw_skia, data, size)
+                jobs["resvg"] = partial(_resvg, svgs, size)
+                if not args.no_cairosvg:
+                    jobs["cairosvg"] = partial(_cairosvg, data, size)
+                # Round-robin repeats, best per job: a slow spell on a shared machine then hurts
+                # every job alike instead of one. Each measurement repeats its job until it has
+                # taken --min-seconds, and counts CPU seconds (this process and the workers) as
+                # well as wall seconds: on a loaded machine wall time mostly measures neighbours.
+                best = dict.fromkeys(jobs, float("inf"))
+                best_wall = dict.fromkeys(jobs, float("inf"))
+                all_pools = list(pools.values())
+                for _ in range(args.repeat):
+                    for key, fn in jobs.items():
+                        runs = 0
+                        c0, t0 = _cpu_s(all_pools), time.perf_counter()
+                        while True:
+                            fn()
+                            runs += 1
+                            wall = time.perf_counter() - t0
+                            if wall >= args.min_seconds:
+                                break
+                        cpu = _cpu_s(all_pools) - c0
+                        best[key] = min(best[key], cpu / runs)
+                        best_wall[key] = min(best_wall[key], wall / runs)
+                r = {key: n / t for key, t in best.items()}
+                print(f"\n{cname} {size} px (images per CPU-second; per wall-second)")
+                for name, v in r.items():
+                    print(f"  {name:22s} {v:8.1f}  {n / best_wall[name]:8.1f}")
+                for mode in ("cold", "warm"):
+                    x1 = r[f"pipeline x1 {mode}"]
+                    _line(f"x1 {mode} / raw skia", x1 / r["raw skia"], "issue 16: >= 0.6")
+                    _line(f"x1 {mode} / resvg", x1 / r["resvg"], "issues 11, 16: >= 2")
+                    if "cairosvg" in r:
+                        _line(f"x1 {mode} / cairosvg", x1 / r["cairosvg"], "issue 11: >= 4, 16: >= 3")
+                _line("in-proc cold / raw skia", r["pipeline in-proc cold"] / r["raw skia"], "cost of check + normalise")
+                _line("in-proc warm / raw skia", r["pipeline in-proc warm"] / r["raw skia"], "issue 16: >= 0.6")
+                if "pipeline x2 cold" in r:
+                    _line("x2 / x1 cold", r["pipeline x2 cold"] / r["pipeline x1 cold"], ">= 1.8 on >= 2 free cores")
     finally:
         for pool in pools.values():
             pool.close()
+    if args.rss:
+        subprocess.run([sys.executable, __file__, "--rss-only", "1000"], check=False)
     return 0
 
 

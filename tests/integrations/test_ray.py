@@ -85,6 +85,24 @@ def _check_identical(scored: list[dict], rows: list[dict], reports, suite) -> No
             assert got[k] == r[k]
 
 
+def test_local_cluster_joins_where_a_ray_auth_token_file_exists(tmp_path, monkeypatch):
+    """A local ray.init() leaves ~/.ray/auth_token behind; ``ray start --head`` then turns token
+    authentication on by itself, and worker nodes must still join (first in the module, before
+    the shared cluster starts)."""
+    (tmp_path / ".ray").mkdir()
+    (tmp_path / ".ray" / "auth_token").write_text("0123456789abcdef" * 4)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    c = vray.LocalCluster(workers=1, cpus=1, head_cpus=0, timeout_s=60)
+    try:
+        c.start()
+        assert c._alive_nodes() == 2
+    finally:
+        c.stop()
+    assert c.marked_pids() == []
+    assert not c.temp_dir.exists()  # the nodes' session directories and logs go with them
+
+
 def test_published_outcomes_identical_to_in_process(cluster):
     rows, reports = _published_reference()
     assert len(rows) == 680

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -389,7 +390,7 @@ def score_dataset(
     ds: Any,
     suite: Any,
     *,
-    batch_size: int = 32,
+    batch_size: int = 128,
     concurrency: int | tuple[int, int] | None = None,
     num_cpus: float = 1.0,
     key_fields: Sequence[str] | None = None,
@@ -407,7 +408,10 @@ def score_dataset(
     suite : str, Suite, SuiteRef or callable
         The suite (``"vector_bench"``, ``"repairgen"``, ...; see :func:`suite_ref`).
     batch_size : int
-        Rows per scorer call.
+        Rows per scorer call. Each call is one Ray task (scheduling, object store transfers,
+        one Arrow table each way): at 32 rows that added about 0.3 ms of CPU per row on the
+        specification suites, at 256 rows about none (``benchmarks/ray_scaling.py``); 128 keeps
+        it small while two actors still share a few thousand rows evenly.
     concurrency : int or (min, max), optional
         Scorer actors: an autoscaling pool of 1 to ``concurrency`` (default one per CPU of the
         cluster), or exactly ``(min, max)``.
@@ -961,7 +965,7 @@ def _ref_with_tasks(suite: Any, tasks: Sequence[Any], **options: Any) -> SuiteRe
 
 def rescore_outcomes(rows: Sequence[Mapping[str, Any]], tasks: Sequence[Any], *,
                      parity: bool = False, suite: Any = "vector_bench",
-                     address: str | None = "auto", batch_size: int = 32) -> list[dict[str, Any]]:
+                     address: str | None = "auto", batch_size: int | None = None) -> list[dict[str, Any]]:
     """``vector-gym rescore --ray``: :func:`vector_gym.rescore.rescore_rows` over a cluster.
 
     Same rows (layout and order) as the local command; corpus tasks are shipped once per
@@ -977,6 +981,8 @@ def rescore_outcomes(rows: Sequence[Mapping[str, Any]], tasks: Sequence[Any], *,
     check_outcomes(rows, tasks)
     ref = _ref_with_tasks(suite, tasks, **({"parity": True} if parity else {}))
     connect(address)
+    if batch_size is None:  # large batches (per-call overhead), at least about four per actor
+        batch_size = min(128, max(16, -(-len(rows) // (4 * _cluster_cpus()))))
     ds = from_rows(({**r, "_row": i} for i, r in enumerate(rows)), key_fields=("_row",),
                    rows_per_block=batch_size)
     out: list[dict[str, Any] | None] = [None] * len(rows)
@@ -1060,7 +1066,9 @@ class LocalCluster:
     with ``cpus`` CPUs and a small object store, every process tagged with a marker in its
     environment. :meth:`stop` (also on ``__exit__``, whatever happened) ends exactly these
     processes: each node's process group, then any process still carrying the marker, by pid;
-    it never runs ``ray stop``, which would end every Ray process of the user.
+    it never runs ``ray stop``, which would end every Ray process of the user. It then removes
+    the cluster's temporary directory (session files and logs; a failed start's log tail is in
+    its error message).
 
     Parameters
     ----------
@@ -1089,6 +1097,11 @@ class LocalCluster:
         self.port = _free_port()
         self.address = f"127.0.0.1:{self.port}"
         self.marker = f"vgray-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        # One authentication mode for every node and the driver: ``ray start --head`` turns
+        # token authentication on by itself when ~/.ray/auth_token exists (a local ray.init()
+        # writes one), while worker nodes and an explicit-address driver do not, and then
+        # cannot join (InvalidAuthToken). RAY_AUTH_MODE=token, where set, applies to all.
+        self.auth_mode = os.environ.get("RAY_AUTH_MODE") or "disabled"
         self.temp_dir = Path(tempfile.mkdtemp(prefix="vgray-"))
         self.nodes: list[subprocess.Popen] = []
         self._logs: list[Path] = []
@@ -1100,7 +1113,7 @@ class LocalCluster:
     def _start_node(self, args: list[str], cpus: int, env_extra: dict[str, str]) -> None:
         log = self.temp_dir / f"node{len(self.nodes)}.log"
         env = dict(os.environ, VECTOR_GYM_RAY_CLUSTER=self.marker, RAY_USAGE_STATS_ENABLED="0",
-                   **env_extra)
+                   RAY_AUTH_MODE=self.auth_mode, **env_extra)
         cmd = [*self._ray_cmd(), "start", *args, f"--num-cpus={cpus}", "--num-gpus=0",
                f"--object-store-memory={self.object_store}", "--disable-usage-stats", "--block"]
         fh = open(log, "wb")
@@ -1156,7 +1169,7 @@ class LocalCluster:
     def _alive_nodes(self) -> int:
         code = (_PATCH + "import ray,sys; ray.init(address=sys.argv[1], log_to_driver=False);"
                 "print(sum(1 for n in ray.nodes() if n['Alive']))")
-        env = dict(os.environ, VECTOR_GYM_RAY_CLUSTER=self.marker)
+        env = dict(os.environ, VECTOR_GYM_RAY_CLUSTER=self.marker, RAY_AUTH_MODE=self.auth_mode)
         try:
             out = subprocess.run([sys.executable, "-c", code, self.address], capture_output=True,
                                  text=True, timeout=60, env=env)
@@ -1222,6 +1235,8 @@ class LocalCluster:
                     pass
             time.sleep(0.3)
         self.nodes = []
+        # The nodes' session directories (sockets, object spill, logs): tens of MiB per cluster.
+        shutil.rmtree(self.temp_dir, ignore_errors=True)
 
     def __enter__(self) -> LocalCluster:
         return self.start()

@@ -27,12 +27,25 @@ pre-check (:func:`vector_gym.render.precheck.check_tree`), prepares the document
     The renderer of the SVGEditBench papers (v1: 72 x 72, V2: 224 x 224, white background), fed
     the same root-fitted document, whose PNG is decoded.
 
+Fast path and cache (issue 16, item 1). The skia backends first test whether the document is
+already in the subset skia draws right (:func:`vector_gym.svg.normalise.subset.lower_skia_subset`,
+one pass over the tree, the same pixels as the full normaliser); only documents outside it pay
+for the full normaliser and the routing test. The outcome of the pre-check and preparation (the
+prepared text and the backend that draws it, or the failure reason) is kept per process in a
+bounded least-recently-used cache (:data:`PREPARED_CACHE_BYTES`, keyed by the document's
+BLAKE2b digest, the canvas size, the backend and the limits), so task sources and targets,
+drawn again and again, are parsed and normalised once per worker. Outcomes that depend on the
+moment (``out_of_memory``, a rasteriser error) are not kept. :func:`clear_caches` empties it.
+
 Heavy imports (skia, resvg_py, cairosvg) happen on first use inside this module's functions.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import threading
+from collections import OrderedDict
 
 import numpy as np
 from lxml import etree
@@ -42,8 +55,16 @@ from vector_gym.render.precheck import DEFAULT_LIMITS, RenderLimits, RenderRejec
 from vector_gym.svg.normalise import fit_root, simplify_tree, to_svg_bytes
 from vector_gym.svg.normalise.capability import skia_unsupported
 from vector_gym.svg.normalise.style import CSSTooComplex, check_selectors
+from vector_gym.svg.normalise.subset import lower_skia_subset
 
-__all__ = ["BACKENDS", "draw_document", "draw_render_form", "render_document"]
+__all__ = [
+    "BACKENDS",
+    "PREPARED_CACHE_BYTES",
+    "clear_caches",
+    "draw_document",
+    "draw_render_form",
+    "render_document",
+]
 
 BACKENDS: tuple[str, ...] = ("skia", "skia-strict", "resvg", "cairosvg")
 """Names accepted by ``backend=``."""
@@ -153,6 +174,75 @@ def draw_render_form(
         return reasons.OUT_OF_MEMORY
 
 
+PREPARED_CACHE_BYTES = 32 << 20
+"""Most bytes of prepared documents one process keeps (:func:`draw_document`'s cache)."""
+_PREPARED_MAX_ITEMS = 8192
+_PREPARED_MAX_ITEM_BYTES = 1 << 20  # a bigger prepared document is not kept
+
+# digest, H, W, backend, limits -> (backend, prepared bytes) or (None, failure reason)
+_prepared: OrderedDict[tuple, tuple[str | None, bytes | str]] = OrderedDict()
+_prepared_bytes = 0
+_prepared_lock = threading.Lock()  # render_many(processes=0) may run in several threads
+
+
+def clear_caches() -> None:
+    """Forget every prepared document kept by :func:`draw_document` in this process."""
+    global _prepared_bytes
+    with _prepared_lock:
+        _prepared.clear()
+        _prepared_bytes = 0
+
+
+def _recall(key: tuple) -> tuple[str | None, bytes | str] | None:
+    with _prepared_lock:
+        entry = _prepared.get(key)
+        if entry is not None:
+            _prepared.move_to_end(key)
+        return entry
+
+
+def _remember(key: tuple, entry: tuple[str | None, bytes | str]) -> None:
+    global _prepared_bytes
+    size = len(entry[1]) + 200
+    if size > _PREPARED_MAX_ITEM_BYTES:
+        return
+    with _prepared_lock:
+        old = _prepared.pop(key, None)
+        if old is not None:
+            _prepared_bytes -= len(old[1]) + 200
+        _prepared[key] = entry
+        _prepared_bytes += size
+        while _prepared_bytes > PREPARED_CACHE_BYTES or len(_prepared) > _PREPARED_MAX_ITEMS:
+            _k, old = _prepared.popitem(last=False)
+            _prepared_bytes -= len(old[1]) + 200
+
+
+def _prepare(svg: str | bytes, h: int, w: int, backend: str, limits: RenderLimits):
+    """Check and prepare a document for its backend: ``(backend, bytes)`` or ``(None, reason)``.
+
+    Deterministic in its arguments (so it is cached): the pre-check, the routing and the
+    prepared text depend only on the document, the canvas size, the backend and the limits.
+    """
+    try:
+        root = check_tree(svg, limits)
+        if backend in ("skia", "skia-strict") and lower_skia_subset(root, (h, w)):
+            return "skia", to_svg_bytes(root)  # already in skia's subset: no feature to route
+        if backend == "skia" and skia_unsupported(root):
+            backend = "resvg"
+        if backend in ("skia", "skia-strict"):
+            simplify_tree(root, size=(h, w))
+            return "skia", to_svg_bytes(root)
+        check_selectors(root)
+        fit_root(root, (h, w))
+        return backend, etree.tostring(root, encoding="utf-8")
+    except RenderRejected as exc:
+        return None, exc.reason
+    except CSSTooComplex:
+        return None, reasons.CSS_TOO_COMPLEX
+    except RecursionError:
+        return None, reasons.TOO_DEEP
+
+
 def draw_document(
     svg: str | bytes,
     out: np.ndarray,
@@ -161,6 +251,9 @@ def draw_document(
     limits: RenderLimits = DEFAULT_LIMITS,
 ) -> tuple[str | None, str | None]:
     """Check, prepare and draw one document into ``out``, in the calling process.
+
+    The pre-check and preparation are done once per document, canvas size, backend and limits
+    in this process, then served from a bounded cache (module docstring, "Fast path and cache").
 
     Parameters
     ----------
@@ -194,26 +287,25 @@ def draw_document(
         raise ValueError(f"backend: expected one of {BACKENDS}, got {backend!r}")
     h, w = out.shape[:2]
     try:
-        root = check_tree(svg, limits)
-        if backend == "skia" and skia_unsupported(root):
-            backend = "resvg"
-        if backend in ("skia", "skia-strict"):
-            simplify_tree(root, size=(h, w))
-            err = _draw_skia(to_svg_bytes(root), out, background)
-            return err, (None if err else "skia")
-        check_selectors(root)
-        fit_root(root, (h, w))
-        data = etree.tostring(root, encoding="utf-8")
-        if backend == "resvg":
-            png = _resvg_png(data.decode("utf-8"))
+        key = None
+        if isinstance(svg, str | bytes):
+            data = svg.encode("utf-8", "surrogatepass") if isinstance(svg, str) else svg
+            key = (hashlib.blake2b(data, digest_size=16).digest(), h, w, backend, limits)
+            entry = _recall(key)
+        if key is None or entry is None:
+            entry = _prepare(svg, h, w, backend, limits)
+            if key is not None:
+                _remember(key, entry)
+        drawn_by, prepared = entry
+        if drawn_by is None:
+            return prepared, None
+        if drawn_by == "skia":
+            err = _draw_skia(prepared, out, background)
+        elif drawn_by == "resvg":
+            err = _draw_png(_resvg_png(prepared.decode("utf-8")), out, background)
         else:
-            png = _cairosvg_png(data, background)
-        err = _draw_png(png, out, background)
-        return err, (None if err else backend)
-    except RenderRejected as exc:
-        return exc.reason, None
-    except CSSTooComplex:
-        return reasons.CSS_TOO_COMPLEX, None
+            err = _draw_png(_cairosvg_png(prepared, background), out, background)
+        return err, (None if err else drawn_by)
     except MemoryError:
         return reasons.OUT_OF_MEMORY, None
     except RecursionError:

@@ -4,8 +4,12 @@ Why processes: skia holds the GIL while drawing (two threads gave 0.97x, two pro
 issue 3). Why shared memory: pickling images back costs 10-40 % of throughput, so each worker
 draws straight into its item's slot of one preallocated ``(N, H, W, 3)`` uint8 array in a
 :class:`multiprocessing.shared_memory.SharedMemory` segment owned by the pool; only the document
-text and a short reply per document (index, error name) cross the pipe. A batch bigger than
-256 MiB, or than the free space of ``/dev/shm``, is drawn in chunks that fit.
+text and a short reply per document (index, error name) cross the pipe. A batch of 64 MiB or
+more gets a segment of its own, which is the array returned (no copy out of it; the segment is
+unlinked and unmapped in the workers when the batch ends, and its memory goes with the array),
+so the parent holds a batch's pixels once (issue 16). Smaller batches share one reused segment
+and are copied out. A batch bigger than 256 MiB, or than the free space of ``/dev/shm``, is
+drawn in chunks that fit, through a segment freed when the batch ends.
 
 Isolation (the second layer; the first is :mod:`vector_gym.render.precheck`):
 
@@ -73,6 +77,54 @@ _QUEUE_MAX_BYTES = 32 * 1024
 # Largest shared-memory segment (a bigger batch is drawn in chunks of this size, see
 # RenderPool._segment_budget): 256 MiB is 1,780 images of 224 px.
 _MAX_SEGMENT_BYTES = 256 << 20
+# A batch of at least this many bytes that fits in one segment gets a segment of its own, and
+# the images returned are that segment (no copy; freed with the array). Smaller batches share
+# one reused segment and are copied out: a fresh segment costs its page faults in the workers
+# (60 SVGEditBench emoji at 512 px, 47 MiB: 909 images per CPU-second in a segment of their
+# own against 1,690 through the reused one), which only big batches repay in memory.
+_OWN_SEGMENT_BYTES = 64 << 20
+
+
+def _new_segment(nbytes: int):
+    """Create a POSIX shared-memory segment of ``nbytes``: ``(name, mmap)``.
+
+    Registered with the resource tracker (unlinked if this process dies), as
+    :class:`multiprocessing.shared_memory.SharedMemory` does; :func:`_unlink_segment` unlinks
+    it, after which the mapping (and so the memory) lives as long as the arrays viewing it.
+    """
+    import _posixshmem
+    import mmap
+    import secrets
+    from multiprocessing import resource_tracker
+
+    while True:
+        name = "/vg_" + secrets.token_hex(8)
+        try:
+            fd = _posixshmem.shm_open(name, os.O_CREAT | os.O_EXCL | os.O_RDWR, mode=0o600)
+        except FileExistsError:
+            continue
+        break
+    try:
+        resource_tracker.register(name, "shared_memory")
+        os.ftruncate(fd, nbytes)
+        mm = mmap.mmap(fd, nbytes)
+    except BaseException:
+        _unlink_segment(name)
+        raise
+    finally:
+        os.close(fd)
+    return name, mm
+
+
+def _unlink_segment(name: str) -> None:
+    import _posixshmem
+    from multiprocessing import resource_tracker
+
+    try:
+        _posixshmem.shm_unlink(name)
+    except FileNotFoundError:
+        pass
+    resource_tracker.unregister(name, "shared_memory")
 
 
 def _wire_bytes(svg: str | bytes) -> int:
@@ -123,7 +175,7 @@ def _worker_main(conn, memory_mb: int | None, workdir: str | None = None) -> Non
             resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
         import skia  # noqa: F401 - warm the import before reporting ready
 
-        from vector_gym.render.backends import draw_document
+        from vector_gym.render.backends import clear_caches, draw_document
 
         conn.send(("ready", os.getpid()))
         shm = None
@@ -137,6 +189,15 @@ def _worker_main(conn, memory_mb: int | None, workdir: str | None = None) -> Non
                 break
             if msg is None:
                 break
+            if type(msg) is str:
+                if msg == "clear":  # forget the prepared documents
+                    clear_caches()
+                else:  # "release": the batch's own segment is done; unmap it
+                    batch = None
+                    if shm is not None:
+                        shm.close()
+                    shm = shm_name = None
+                continue
             if type(msg) is tuple:  # a batch's settings, sent once per batch
                 name, shape, background, backend, limits = msg
                 if name != shm_name:
@@ -337,6 +398,15 @@ class RenderPool:
         """Whether :meth:`close` has run."""
         return self._closed
 
+    def clear_caches(self) -> None:
+        """Make every worker forget the documents it prepared (for cold-start measurements)."""
+        with self._lock:
+            for w in self._workers:
+                try:
+                    w.conn.send("clear")
+                except (OSError, ValueError):
+                    pass
+
     def worker_pids(self) -> tuple[int, ...]:
         """Return the process ids of the current workers (for tests and monitoring)."""
         return tuple(w.proc.pid for w in self._workers)
@@ -426,14 +496,22 @@ class RenderPool:
                 passed[i] = True
             except RenderRejected as exc:
                 errors[i] = exc.reason
-        images = np.empty((n, h, w, 3), dtype=np.uint8)
         per_image = max(1, h * w * 3)
-        chunk = max(1, min(n, self._segment_budget() // per_image))
+        budget = self._segment_budget()
+        chunk = max(1, min(n, budget // per_image))
+        own = chunk == n and n * per_image >= _OWN_SEGMENT_BYTES
+        images = None if own else np.empty((n, h, w, 3), dtype=np.uint8)
         for a in range(0, n, chunk):
             b = min(n, a + chunk)
             shape = (b - a, h, w, 3)
-            shm = self._buffer((b - a) * per_image)
-            view = np.ndarray(shape, dtype=np.uint8, buffer=shm.buf)
+            if own:
+                name, mm = _new_segment(n * per_image)
+                view = np.frombuffer(mm, dtype=np.uint8).reshape(shape)
+                del mm  # the array keeps the mapping alive, and frees it when it goes
+            else:
+                shm = self._buffer((b - a) * per_image)
+                name = shm.name
+                view = np.ndarray(shape, dtype=np.uint8, buffer=shm.buf)
             # Longest first (by length, a proxy of draw time): the batch then ends with short
             # documents on every worker instead of one long one on a single worker.
             todo = [j for j in range(b - a) if passed[a + j]]
@@ -446,7 +524,7 @@ class RenderPool:
                     pending,
                     svgs[a:b],
                     sub_errors,
-                    shm.name,
+                    name,
                     shape,
                     background,
                     backend,
@@ -454,7 +532,10 @@ class RenderPool:
                     limits,
                     sub_drawn,
                 )
-                images[a:b] = view
+                if own:
+                    images = view
+                else:
+                    images[a:b] = view
             except BaseException:
                 # An interrupted batch leaves workers mid-document: replace them all.
                 for wk in list(self._workers):
@@ -463,13 +544,24 @@ class RenderPool:
                         self._replace(wk)
                 raise
             finally:
+                if own:
+                    _unlink_segment(name)
+                    for wk in self._workers:  # unmap it in the workers too
+                        if wk.run is not None:
+                            try:
+                                wk.conn.send("release")
+                            except (OSError, ValueError):
+                                pass
+                            wk.run = None
                 del view
             errors[a:b] = sub_errors
             drawn[a:b] = sub_drawn
+        if chunk < n:
+            self._release_shm()  # a batch drawn in chunks: do not keep its big segment
         ok = np.array([e is None for e in errors], dtype=bool)
         if not ok.all():
             images[~ok] = np.asarray(background, dtype=np.uint8)
-        return images, ok, tuple(errors), tuple(d if e is None else None for d, e in zip(drawn, errors))
+        return images, ok, tuple(errors), tuple(d if e is None else None for d, e in zip(drawn, errors, strict=True))
 
     def _run(
         self, pending, svgs, errors, name, shape, background, backend, timeout_s, limits, drawn

@@ -104,6 +104,50 @@ def _stroke_before_fill(value: str) -> bool:
     return order.index("stroke") < order.index("fill")
 
 
+def _shape_geometry(el, name: str, attrib: dict) -> bool:
+    """Rewrite a drawing element's geometry in ``attrib`` (contract item 10), in the walk's way.
+
+    Circles and ellipses become ``<path>`` (``el.tag`` changes), path data is cut after its
+    last valid segment. Returns False when the element cannot render (a zero or negative
+    radius or size, no valid path segment): the caller drops it.
+    """
+    if name in ("circle", "ellipse"):
+        try:
+            cx = float(attrib.get("cx", 0) or 0)
+            cy = float(attrib.get("cy", 0) or 0)
+            if name == "circle":
+                rx = ry = float(attrib.get("r", 0))
+            else:
+                rxs, rys = attrib.get("rx", "auto"), attrib.get("ry", "auto")
+                rx = float(rxs) if rxs != "auto" else None
+                ry = float(rys) if rys != "auto" else None
+                rx = ry if rx is None else rx
+                ry = rx if ry is None else ry
+        except ValueError:
+            rx = ry = None
+        if not (rx is not None and ry is not None and rx > 0 and ry > 0):
+            return False
+        for k in ("cx", "cy", "r", "rx", "ry"):
+            attrib.pop(k, None)
+        el.tag = _S + "path"
+        attrib["d"] = _ellipse_path(cx, cy, rx, ry)
+    elif name == "path":
+        d = attrib.get("d")
+        d2 = sanitize_path_data(d) if d is not None else ""
+        if not d2:
+            return False
+        if d2 != d:
+            attrib["d"] = d2
+    elif name == "rect":
+        try:
+            ok = float(attrib.get("width", 0)) > 0 and float(attrib.get("height", 0)) > 0
+        except ValueError:
+            ok = False
+        if not ok:
+            return False
+    return True
+
+
 def _attrs(el, name: str, ctx: _Ctx, state: _State) -> _Ctx | None:
     """Normalise ``el``'s own attributes; return the context its children inherit.
 
@@ -254,43 +298,9 @@ def _attrs(el, name: str, ctx: _Ctx, state: _State) -> _Ctx | None:
         _store(el, attrib)
         return c
     # Drawing elements: shapes to paths, then explicit paint.
-    if name in ("circle", "ellipse"):
-        try:
-            cx = float(attrib.get("cx", 0) or 0)
-            cy = float(attrib.get("cy", 0) or 0)
-            if name == "circle":
-                rx = ry = float(attrib.get("r", 0))
-            else:
-                rxs, rys = attrib.get("rx", "auto"), attrib.get("ry", "auto")
-                rx = float(rxs) if rxs != "auto" else None
-                ry = float(rys) if rys != "auto" else None
-                rx = ry if rx is None else rx
-                ry = rx if ry is None else ry
-        except ValueError:
-            rx = ry = None
-        if not (rx is not None and ry is not None and rx > 0 and ry > 0):
-            _drop(el, name)
-            return None
-        for k in ("cx", "cy", "r", "rx", "ry"):
-            attrib.pop(k, None)
-        el.tag = _S + "path"
-        attrib["d"] = _ellipse_path(cx, cy, rx, ry)
-    elif name == "path":
-        d = attrib.get("d")
-        d2 = sanitize_path_data(d) if d is not None else ""
-        if not d2:
-            _drop(el, name)
-            return None
-        if d2 != d:
-            attrib["d"] = d2
-    elif name == "rect":
-        try:
-            ok = float(attrib.get("width", 0)) > 0 and float(attrib.get("height", 0)) > 0
-        except ValueError:
-            ok = False
-        if not ok:
-            _drop(el, name)
-            return None
+    if not _shape_geometry(el, name, attrib):
+        _drop(el, name)
+        return None
     fill = _NONE if name == "line" else _resolve_paint(c.fill, c, state)
     stroke = _NONE if c.sw0 else _resolve_paint(c.stroke, c, state)
     if c.hidden:

@@ -1,0 +1,310 @@
+"""The cheap first test of the render path: is a document already in the subset skia draws right?
+
+Most documents the render path sees (Vector-Bench scenes, SVGEditBench emoji, RepairGen
+scenes) are flat lists of basic shapes with hex colours and plain numbers. For them the full
+normaliser (:func:`vector_gym.svg.normalise.simplify_tree`: CSS cascade, ``<use>``, paint
+servers, units, inherited paint written on every element) changes nothing skia would draw
+differently, yet it is most of the render time at small sizes (issue 16, item 1).
+:func:`lower_skia_subset` proves that in one pass over the tree and then applies only the
+rewrites that matter to skia, the same ones the walk applies (contract items 7, 10, 13):
+
+* the root is fitted to the canvas (:func:`.root.fit_root`);
+* ``<circle>`` and ``<ellipse>`` become ``<path>``, path data is cut after its last valid
+  segment, and shapes of zero or negative size are removed (:func:`.walk._shape_geometry`);
+* ``transform`` becomes one ``matrix(...)`` (identity removed), read as browsers read it
+  (:func:`.transforms.read_transform`);
+* a ``<line>`` gets ``fill="none"`` (skia would draw its fill as a hairline);
+* ``<title>`` and ``<desc>`` are removed.
+
+What it leaves out of the full normaliser is spelling only: fill and stroke are not written on
+every element (skia inherits them the same way: no ``currentColor``, no paint server, no
+``stroke-width`` of 0), ``#abc`` stays ``#abc``, ``opacity="1"`` stays. The subset, element by
+element (anything else, in any namespace, sends the document to the full normaliser):
+
+* elements: the root ``<svg>`` (``viewBox`` valid or absent, ``width``, ``height``,
+  ``preserveAspectRatio``, ``id``, ``version``, ``baseProfile``; ``x``, ``y``, ``xml:space``
+  and a ``style`` holding only ``enable-background`` (dropped),
+  the presentation attributes below and ``transform`` (moved onto a wrapping ``<g>``, as
+  contract item 13 does); no prefix), ``g``, ``path``,
+  ``rect``, ``circle``, ``ellipse``, ``line``, ``polyline``, ``polygon``, ``title``, ``desc``;
+* ``fill`` and ``stroke``: ``#rgb``, ``#rrggbb``, ``white``, ``black`` or ``none``; ``opacity``, ``fill-opacity``,
+  ``stroke-opacity``: a plain number in [0, 1]; ``stroke-width``: a plain number > 0;
+* geometry (``x y width height rx ry cx cy r x1 y1 x2 y2``): plain numbers (no unit, no
+  percentage); ``transform``: any value (read as above);
+* ``style``: plain declarations of the presentation properties above (``fill:#98C0D0;``; no
+  comment, escape, ``!important`` or function), applied over the attributes and removed, as
+  the cascade does;
+* kept verbatim by the normaliser too: ``id``, ``d``, ``points``, ``fill-rule``,
+  ``clip-rule``, ``stroke-linecap``, ``stroke-linejoin``, ``stroke-miterlimit``,
+  ``stroke-dasharray``, ``stroke-dashoffset``.
+
+Nothing in the subset can reference anything (no ``url()``, no ``href``, no CSS), so it has no
+feature :func:`.capability.skia_unsupported` reports: such a document is always drawn by skia.
+``tests/svg/test_normalise_subset.py`` checks, on the bundled corpora, that the pixels equal
+those of the full normaliser.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vector_gym.svg.normalise.common import _S, IDENTITY, _matrix_str
+from vector_gym.svg.normalise.context import _store
+from vector_gym.svg.normalise.root import fit_root
+from vector_gym.svg.normalise.transforms import read_transform
+from vector_gym.svg.normalise.units import _PLAIN_NUMBER_RE
+from vector_gym.svg.normalise.walk import _shape_geometry
+from vector_gym.svg.viewbox import parse_viewbox
+
+__all__ = ["lower_skia_subset", "skia_subset"]
+
+# A style attribute with only Illustrator's enable-background (dropped by the cascade: no
+# browser or renderer reads it), as 117 of the 400 sampled SVGEditBench V2 documents carry.
+_NO_EFFECT_STYLE = re.compile(r"[ \t\n]*enable-background[ \t\n]*:[ \t\n]*[a-z0-9. \t\n-]*;?[ \t\n]*").fullmatch
+_PAINT_RE = re.compile(r"#(?:[0-9a-fA-F]{3}){1,2}|none|white|black")
+_plain = _PLAIN_NUMBER_RE.fullmatch
+_paint = _PAINT_RE.fullmatch
+
+# How each attribute of the subset is checked (anything else leaves the subset).
+_ANY, _NUMBER, _PAINT, _UNIT, _POSITIVE, _TRANSFORM = range(6)
+# Presentation properties of the subset; a style attribute may set these too (not geometry,
+# whose CSS form the cascade treats apart, nor transform, whose CSS grammar differs).
+_PRESENTATION = {
+    "fill": _PAINT,
+    "stroke": _PAINT,
+    "opacity": _UNIT,
+    "fill-opacity": _UNIT,
+    "stroke-opacity": _UNIT,
+    "stroke-width": _POSITIVE,
+    **dict.fromkeys(
+        (
+            "fill-rule",
+            "clip-rule",
+            "stroke-linecap",
+            "stroke-linejoin",
+            "stroke-miterlimit",
+            "stroke-dasharray",
+            "stroke-dashoffset",
+        ),
+        _ANY,
+    ),
+}
+_STYLE_PROPS = frozenset(_PRESENTATION)
+_ATTR_CHECKS = {
+    **_PRESENTATION,
+    "transform": _TRANSFORM,
+    **dict.fromkeys(
+        ("x", "y", "width", "height", "rx", "ry", "cx", "cy", "r", "x1", "y1", "x2", "y2"),
+        _NUMBER,
+    ),
+    **dict.fromkeys(("id", "d", "points"), _ANY),
+}
+_STYLE_VALUE = re.compile(r"[#a-zA-Z0-9., -]*").fullmatch
+
+
+def _style_declarations(text: str) -> dict | None:
+    """The declarations of a plain ``style`` attribute (``fill:#98C0D0;stroke-width:2``), or None.
+
+    Only lower-case property names of :data:`_STYLE_PROPS` and values made of letters, digits,
+    ``# . , -`` and spaces that pass the attribute's own check: no comment, escape, string,
+    ``!important`` or function, so the cascade would write each value as it is.
+    """
+    out = {}
+    for part in text.split(";"):
+        name, colon, value = part.partition(":")
+        name = name.strip(" \t\n")
+        if not colon:
+            if name:
+                return None
+            continue
+        value = value.strip(" \t\n")
+        if (
+            name not in _STYLE_PROPS
+            or _STYLE_VALUE(value) is None
+            or not _value_ok(_ATTR_CHECKS[name], value)
+        ):
+            return None
+        out[name] = value
+    return out
+
+
+def _value_ok(kind: int | None, v: str) -> bool:
+    if kind is None:
+        return False
+    if kind == _NUMBER:
+        return _plain(v) is not None
+    if kind == _PAINT:
+        return _paint(v) is not None
+    if kind == _UNIT:
+        return _plain(v) is not None and 0.0 <= float(v) <= 1.0
+    if kind == _POSITIVE:
+        return _plain(v) is not None and float(v) > 0.0
+    return True
+
+
+_ROOT_ATTRS = frozenset({"width", "height", "preserveAspectRatio", "id", "version", "baseProfile"})
+_ROOT_DROPPED = frozenset({"x", "y", "{http://www.w3.org/XML/1998/namespace}space"})
+_ROOT_MOVABLE = frozenset(_ATTR_CHECKS) - {
+    "id", "d", "points", "x", "y", "width", "height", "rx", "ry", "cx", "cy", "r", "x1", "y1", "x2", "y2"
+}
+_TAGS = frozenset(
+    _S + t for t in ("g", "path", "rect", "circle", "ellipse", "line", "polyline", "polygon")
+)
+_SHAPES = frozenset(_S + t for t in ("path", "rect", "circle", "ellipse"))
+_LINE = _S + "line"
+_RECT = _S + "rect"
+_REWRITTEN = frozenset((_LINE, _S + "path", _S + "circle", _S + "ellipse"))  # rect: only its size
+_DROPPED = frozenset((_S + "title", _S + "desc"))
+
+
+def _scan(root) -> tuple[list, dict] | None:
+    """``(elements to rewrite, root attributes to move)`` when ``root`` is in the subset, else None."""
+    if root.tag != _S + "svg" or root.prefix is not None:
+        return None
+    checks = _ATTR_CHECKS
+    moved = {}
+    for k, v in root.items():
+        if k == "viewBox":
+            if parse_viewbox(v) is None:
+                return None  # invalid or zero-size: the full normaliser's rules apply
+        elif k in _ROOT_ATTRS:
+            continue
+        elif k in _ROOT_DROPPED or (k == "style" and _NO_EFFECT_STYLE(v)):
+            moved[k] = None  # no effect on the outermost <svg>; dropped, as the walk does
+        elif k in _ROOT_MOVABLE and _value_ok(checks[k], v):
+            moved[k] = v
+        else:
+            return None
+    todo = []
+    numbers: set[str] = set()  # values already proven plain numbers (they repeat a lot)
+    paints: set[str] = set()
+    it = root.iterdescendants()
+    for el in it:
+        tag = el.tag
+        if tag not in _TAGS:
+            if tag in _DROPPED:
+                todo.append(el)
+                for _ in el.iterdescendants():  # skipped with it (it is removed)
+                    next(it)
+                continue
+            return None
+        if el.prefix is not None:
+            return None
+        rewrite = tag in _REWRITTEN
+        for k, v in el.items():
+            kind = checks.get(k)
+            if kind == _NUMBER:  # the common case, inline
+                if v not in numbers:
+                    if _plain(v) is None:
+                        return None
+                    numbers.add(v)
+            elif kind == _PAINT:
+                if v not in paints:
+                    if _paint(v) is None:
+                        return None
+                    paints.add(v)
+            elif kind == _TRANSFORM:
+                rewrite = True
+            elif k == "style":
+                if _style_declarations(v) is None:
+                    return None
+                rewrite = True
+            elif kind != _ANY and not _value_ok(kind, v):
+                return None
+        if rewrite:
+            todo.append(el)
+        elif tag == _RECT and not (
+            float(el.get("width", "0")) > 0 and float(el.get("height", "0")) > 0
+        ):
+            todo.append(el)  # removed: a rect of zero or negative size draws nothing
+    return todo, moved
+
+
+def _matrix_attrib(el, attrib: dict | None = None) -> dict:
+    """``el``'s attributes (or ``attrib``) with ``transform`` as one matrix, identity removed."""
+    attrib = dict(el.items()) if attrib is None else attrib
+    tf = attrib.get("transform")
+    if tf is not None:
+        m = read_transform(tf)
+        if m == IDENTITY:
+            del attrib["transform"]
+        else:
+            attrib["transform"] = _matrix_str(m)
+    return attrib
+
+
+def skia_subset(root) -> bool:
+    """Whether a parsed document is in the subset skia draws right as it is (module docstring).
+
+    Parameters
+    ----------
+    root : lxml.etree._Element
+        A root from :func:`vector_gym.svg.parse.parse_svg` (not modified).
+
+    Examples
+    --------
+    >>> from vector_gym.svg.parse import parse_svg
+    >>> skia_subset(parse_svg('<svg xmlns="http://www.w3.org/2000/svg"><rect width="2" height="1" fill="#f00"/></svg>'))
+    True
+    >>> skia_subset(parse_svg('<svg xmlns="http://www.w3.org/2000/svg"><rect width="50%" height="1"/></svg>'))
+    False
+    """
+    return _scan(root) is not None
+
+
+def lower_skia_subset(root, size: tuple[int, int]) -> bool:
+    """Rewrite a document of the skia subset for skia, in place; False (untouched) if it is not in it.
+
+    Parameters
+    ----------
+    root : lxml.etree._Element
+        A root from :func:`vector_gym.svg.parse.parse_svg`, modified only when True is returned.
+    size : (int, int)
+        Canvas (H, W) in pixels the root is fitted to (:func:`.root.fit_root`).
+
+    Returns
+    -------
+    bool
+        True when the document was in the subset and is now ready for skia (serialise it with
+        :func:`vector_gym.svg.normalise.to_svg_bytes`).
+    """
+    found = _scan(root)
+    if found is None:
+        return False
+    todo, moved = found
+    for el in todo:
+        tag = el.tag
+        if tag in _DROPPED:
+            el.getparent().remove(el)
+            continue
+        old = dict(el.items())
+        attrib = dict(old)
+        style = attrib.pop("style", None)
+        if style is not None:  # the style attribute wins over the presentation attributes
+            attrib.update(_style_declarations(style))
+        attrib = _matrix_attrib(el, attrib)
+        if tag == _LINE:
+            # skia draws a line's fill paint as a hairline (drawLine ignores the paint style)
+            attrib["fill"] = "none"
+            attrib.pop("fill-opacity", None)
+        elif tag in _SHAPES and not _shape_geometry(el, tag[len(_S) :], attrib):
+            el.getparent().remove(el)
+            continue
+        if attrib != old:
+            _store(el, attrib)
+    fit_root(root, size)
+    if moved:
+        # The root's presentation attributes and SVG 2 transform go onto a wrapping <g>, as in
+        # the full normaliser (contract item 13); x and y are dropped.
+        keep = {k: v for k, v in root.items() if k not in moved}
+        wrap_attrs = _matrix_attrib(None, {k: v for k, v in moved.items() if v is not None})
+        root.attrib.clear()
+        root.attrib.update(keep)
+        if wrap_attrs:
+            wrap = root.makeelement(_S + "g", wrap_attrs)
+            for ch in list(root):
+                wrap.append(ch)
+            root.text = None
+            root.append(wrap)
+    return True
+

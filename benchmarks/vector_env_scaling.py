@@ -2,7 +2,11 @@
 
 Two ``VectorBenchEnv`` sub-environments, single-step episodes, each action a published model
 output for the sub-environment's current task (``tests/data/outcomes_sv001_020.jsonl.gz``, cycled
-in order), so every step does real scoring work. Both vector envs use
+in order), made new for every episode by an XML comment before its closing ``</svg>`` (a comment
+changes no verdict: checked on all 542 outputs), so every step scores an output it has never seen,
+as in RL training where every sampled answer is new. ``--cached`` cycles the outputs unchanged
+instead: after the first pass every step is a report-cache hit (about 0.3 ms) and the pipes'
+fixed cost per step decides the race. Both vector envs use
 ``autoreset_mode=SAME_STEP``: a single-step episode then costs one ``step`` call (with the
 default ``NEXT_STEP`` every other call is a reset that ignores its action, halving episodes per
 call; ``--autoreset next-step`` measures that). The contenders alternate for ``--rounds``
@@ -58,7 +62,8 @@ def _actions() -> dict[str, list[str]]:
     return by_task
 
 
-def _run(kind: str, n_envs: int, episodes: int, mode: AutoresetMode, outputs: dict[str, list[str]]) -> dict:
+def _run(kind: str, n_envs: int, episodes: int, mode: AutoresetMode, outputs: dict[str, list[str]],
+         fresh: bool = True) -> dict:
     fns = [partial(VectorBenchEnv, task_order="random") for _ in range(n_envs)]
     t0 = time.perf_counter()
     if kind == "sync":
@@ -69,12 +74,16 @@ def _run(kind: str, n_envs: int, episodes: int, mode: AutoresetMode, outputs: di
     startup = time.perf_counter() - t0
     cursor = {t: 0 for t in outputs}
     task_ids = list(info["task_id"])
+    serial = iter(range(1 << 62))
 
     def action_for(task_id: str) -> str:
         pool = outputs[task_id]
         i = cursor[task_id]
         cursor[task_id] = (i + 1) % len(pool)
-        return pool[i]
+        if not fresh:
+            return pool[i]
+        k = pool[i].rfind("</svg>")
+        return f"{pool[i][:k]}<!-- episode {next(serial)} -->{pool[i][k:]}"
 
     done = 0
     rewards = 0.0
@@ -130,6 +139,8 @@ def main() -> None:
     ap.add_argument("--autoreset", choices=("same-step", "next-step"), default="same-step")
     ap.add_argument("--lazy-scorers", action="store_true",
                     help="baseline: no scorer preparation at env construction (each worker builds its own)")
+    ap.add_argument("--cached", action="store_true",
+                    help="cycle the published outputs unchanged (report-cache hits after one pass)")
     ap.add_argument("--worker", choices=("sync", "async"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     mode = AutoresetMode.SAME_STEP if args.autoreset == "same-step" else AutoresetMode.NEXT_STEP
@@ -138,10 +149,11 @@ def main() -> None:
             from vector_gym.rewards import spec
 
             spec.PREPARE_MAX_TASKS = 0
-        print(json.dumps(_run(args.worker, args.envs, args.episodes, mode, _actions())))
+        print(json.dumps(_run(args.worker, args.envs, args.episodes, mode, _actions(), fresh=not args.cached)))
         return
     print(f"{args.envs} VectorBench envs, {args.episodes} episodes/round, autoreset {mode.value}, "
           f"scorers {'lazy (per worker)' if args.lazy_scorers else 'prepared before the fork'}, "
+          f"outputs {'cycled unchanged (cache hits)' if args.cached else 'new every episode'}, "
           f"{os.cpu_count()} cores, load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     runs: dict[str, list[dict]] = {"sync": [], "async": []}
     for r in range(args.rounds):
@@ -150,6 +162,7 @@ def main() -> None:
             cmd = [sys.executable, __file__, "--worker", kind, "--episodes", str(args.episodes),
                    "--envs", str(args.envs), "--autoreset", args.autoreset]
             cmd += ["--lazy-scorers"] if args.lazy_scorers else []
+            cmd += ["--cached"] if args.cached else []
             out = subprocess.run(cmd, capture_output=True, text=True, check=True)
             runs[kind].append(json.loads(out.stdout.strip().splitlines()[-1]))
     med, med_cpu = {}, {}

@@ -83,11 +83,43 @@ class RenderCache:
             ``(N, H, W, 3)`` uint8 array.
         """
         h, w = _check_size(size)
+        entries, _ = self.get_with(svgs, (), (h, w), background, backend)
+        n = len(svgs)
+        images = np.empty((n, h, w, 3), dtype=np.uint8)
+        for i, entry in enumerate(entries):
+            images[i] = entry[0]
+        errors = tuple(e[1] for e in entries)
+        ok = np.array([e is None for e in errors], dtype=bool)
+        return RenderBatch(images, ok, errors, tuple(e[2] for e in entries))
+
+    def get_with(
+        self,
+        svgs: Sequence[str | bytes],
+        extra: Sequence[str | bytes],
+        size: tuple[int, int] = (224, 224),
+        background: str | tuple[int, int, int] = "white",
+        backend: str = "skia",
+    ) -> tuple[list[tuple[np.ndarray, str | None, str | None]], RenderBatch]:
+        """Cached renders of ``svgs`` and fresh renders of ``extra``, drawn in one render batch.
+
+        The documents of ``svgs`` not cached yet and every document of ``extra`` go to
+        :func:`vector_gym.render.render_many` together (one pool round trip); only the ``svgs``
+        are cached (``extra`` is for one-off documents, e.g. a policy's answers, drawn every time).
+
+        Returns
+        -------
+        entries : list of (image, error, drawn_by)
+            One per ``svgs`` item: a read-only ``(H, W, 3)`` uint8 image (no copy), its error
+            name or ``None``, and the backend that drew it.
+        extra_batch : RenderBatch
+            The renders of ``extra``, in order (as :func:`render_many` returns them).
+        """
+        h, w = _check_size(size)
         bg = _background_rgb(background)
         keys = [
             (_digest(s) if isinstance(s, str | bytes) else None, h, w, bg, backend) for s in svgs
         ]
-        found: dict[int, tuple[np.ndarray, str | None]] = {}
+        found: dict[int, tuple[np.ndarray, str | None, str | None]] = {}
         missing: list[int] = []
         with self._lock:
             for i, key in enumerate(keys):
@@ -99,35 +131,35 @@ class RenderCache:
                 else:
                     missing.append(i)
                     self.misses += 1
-        if missing:
-            uniq: dict[tuple, int] = {}
+        uniq: dict[tuple, int] = {}
+        for i in missing:
+            uniq.setdefault(keys[i], i)
+        order = list(uniq.values())
+        extra = list(extra)
+        if order or extra:
+            batch = render_many(
+                [svgs[i] for i in order] + extra, (h, w), bg, backend, **self.render_kwargs
+            )
+        else:
+            batch = RenderBatch(np.zeros((0, h, w, 3), np.uint8), np.zeros(0, bool), (), ())
+        m = len(order)
+        with self._lock:
+            for j, i in enumerate(order):
+                img = batch.images[j].copy()
+                img.setflags(write=False)
+                entry = (img, batch.errors[j], batch.drawn_by[j] if batch.drawn_by else None)
+                if keys[i][0] is not None and entry[1] not in _TRANSIENT:
+                    self._items[keys[i]] = entry
+                    self._items.move_to_end(keys[i])
+                found[i] = entry
             for i in missing:
-                uniq.setdefault(keys[i], i)
-            order = list(uniq.values())
-            batch = render_many([svgs[i] for i in order], (h, w), bg, backend, **self.render_kwargs)
-            with self._lock:
-                for j, i in enumerate(order):
-                    img = batch.images[j].copy()
-                    img.setflags(write=False)
-                    entry = (img, batch.errors[j], batch.drawn_by[j] if batch.drawn_by else None)
-                    if keys[i][0] is not None and entry[1] not in _TRANSIENT:
-                        self._items[keys[i]] = entry
-                        self._items.move_to_end(keys[i])
-                    found[i] = entry
-                for i in missing:
-                    found.setdefault(i, found[uniq[keys[i]]])
-                while len(self._items) > self.max_items:
-                    self._items.popitem(last=False)
-        n = len(svgs)
-        images = np.empty((n, h, w, 3), dtype=np.uint8)
-        errors = []
-        drawn = []
-        for i in range(n):
-            images[i] = found[i][0]
-            errors.append(found[i][1])
-            drawn.append(found[i][2])
-        ok = np.array([e is None for e in errors], dtype=bool)
-        return RenderBatch(images, ok, tuple(errors), tuple(drawn))
+                found.setdefault(i, found[uniq[keys[i]]])
+            while len(self._items) > self.max_items:
+                self._items.popitem(last=False)
+        extra_batch = RenderBatch(
+            batch.images[m:], batch.ok[m:], batch.errors[m:], batch.drawn_by[m:]
+        )
+        return [found[i] for i in range(len(svgs))], extra_batch
 
     def get(
         self,

@@ -113,17 +113,24 @@ def mse(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     single = a.ndim == 3
     if single:
         a, b = a[None], b[None]
+    out = np.array([_squared_error_sum(x, y) for x, y in zip(a, b, strict=True)], dtype=np.int64)
+    out = out / (255.0 * 255.0 * a[0].size) if len(a) else out.astype(np.float64)
+    return out[0] if single else out
+
+
+def _squared_error_sum(a: np.ndarray, b: np.ndarray) -> int:
+    """Exact sum of squared differences of two uint8 images of one shape (:func:`mse`'s sum)."""
     # exact integer sums, one image at a time: a whole batch's int32 temporaries (38 MB for
     # 32 images at 224 px) cost page faults and cache misses that one image's do not
-    n = a[0].size
-    sums = np.empty(a.shape[0], dtype=np.int64)
-    for i in range(a.shape[0]):
-        d = a[i].astype(np.int32)
-        d -= b[i]
-        d *= d  # at most 255**2: fits int32; the sum is taken in int64
-        sums[i] = d.sum(dtype=np.int64)
-    out = sums / (255.0 * 255.0 * n)
-    return out[0] if single else out
+    d = a.astype(np.int32)
+    d -= b
+    d *= d  # at most 255**2: fits int32; the sum is taken in int64
+    return int(d.sum(dtype=np.int64))
+
+
+def _pair_mse(a: np.ndarray, b: np.ndarray) -> float:
+    """:func:`mse` of two ``(H, W, 3)`` uint8 images (same value, no checks, no batch array)."""
+    return _squared_error_sum(a, b) / (255.0 * 255.0 * a.size)
 
 
 def compression_ratio(output_svg: str, source_svg: str) -> float:
@@ -198,6 +205,11 @@ class RasterReport:
                 kw[k] = tuple(kw[k] or ())
         kw["reward"] = float(kw.get("reward") or 0.0)
         return cls(**kw)
+
+
+def _stack(idx: np.ndarray, *images: list) -> tuple[np.ndarray, ...]:
+    """``(len(idx), H, W, 3)`` arrays of the images at ``idx`` of each list (learned metrics)."""
+    return tuple(np.stack([imgs[i] for i in idx]) for imgs in images)
 
 
 def _none_if_nan(x: float | None) -> float | None:
@@ -290,17 +302,12 @@ class RasterScorer:
             kwargs["limits"] = RenderLimits(use_cycles="fail")
         return kwargs
 
-    def _render(self, svgs: list[str]):
-        from vector_gym.render import render_many
-
-        return render_many(svgs, size=self.size, background="white", backend=self.backend, **self._render_kwargs())
-
-    def _cached(self, svgs: list[str]):
+    def _cached_with(self, svgs: list[str], extra: list[str]):
         from vector_gym.render import RenderCache
 
         if self._cache is None:
             self._cache = RenderCache(max_items=4096, **self._render_kwargs())
-        return self._cache.get_many(svgs, size=self.size, background="white", backend=self.backend)
+        return self._cache.get_with(svgs, extra, size=self.size, background="white", backend=self.backend)
 
     def _dino(self):
         if self.dino_model is None:
@@ -374,27 +381,26 @@ class RasterScorer:
             svgs.append(svg)
         if n == 0:
             return []
-        from vector_gym.render import RenderBatch
-
-        # targets and sources in one render batch (one pool round trip; both cached per task)
-        both = self._cached([t.target_svg for t in tasks] + [t.source_svg for t in tasks])
-        targets = RenderBatch(both.images[:n], both.ok[:n], both.errors[:n])
-        sources = RenderBatch(both.images[n:], both.ok[n:], both.errors[n:])
+        # targets and sources (cached per task) and the answers in one render batch: one pool
+        # round trip per batch; the images are read without copying them into batch arrays
         todo = [i for i in range(n) if svgs[i] is not None]
-        outs = self._render([svgs[i] for i in todo]) if todo else None
-        out_images = np.full((n, *self.size, 3), 255, dtype=np.uint8)
+        both, outs = self._cached_with(
+            [t.target_svg for t in tasks] + [t.source_svg for t in tasks], [svgs[i] for i in todo]
+        )
+        target_img = [e[0] for e in both[:n]]
+        target_ok = np.array([e[1] is None for e in both[:n]], dtype=bool)
+        src_ok = np.array([e[1] is None for e in both[n:]], dtype=bool) & target_ok
+        out_img: list[np.ndarray | None] = [None] * n
         rendered = np.zeros(n, dtype=bool)
         for k, i in enumerate(todo):
             if outs.ok[k]:
-                out_images[i] = outs.images[k]
+                out_img[i] = outs.images[k]
                 rendered[i] = True
             else:
                 details[i].append(str(outs.errors[k]))
-        target_ok = np.asarray(targets.ok, dtype=bool)
         good = rendered & target_ok
-        mses = mse(out_images, targets.images)
-        src_ok = np.asarray(sources.ok, dtype=bool) & target_ok
-        src_mses = mse(sources.images, targets.images)
+        mses = [_pair_mse(out_img[i], target_img[i]) if good[i] else None for i in range(n)]
+        src_mses = [_pair_mse(both[n + i][0], target_img[i]) if src_ok[i] else None for i in range(n)]
 
         dino_vals = np.full(n, np.nan)
         clip_vals = np.full(n, np.nan)
@@ -405,7 +411,7 @@ class RasterScorer:
                     details[i].append("dino_unavailable")
             else:
                 idx = np.flatnonzero(good)
-                dino_vals[idx] = dino.cosine(out_images[idx], targets.images[idx])
+                dino_vals[idx] = dino.cosine(*_stack(idx, out_img, target_img))
         if good.any() and self.clip_model is not None:
             clip = self._clip()
             if clip is None:
@@ -414,7 +420,7 @@ class RasterScorer:
             else:
                 idx = np.flatnonzero(good)
                 texts = [str(tasks[i].meta().get("target_name") or "") for i in idx]
-                clip_vals[idx] = clip.score(out_images[idx], texts)
+                clip_vals[idx] = clip.score(_stack(idx, out_img)[0], texts)
 
         reports = []
         for i, task in enumerate(tasks):
@@ -426,7 +432,7 @@ class RasterScorer:
                 reasons.append(PARSING_ERROR)
             if not target_ok[i]:
                 reasons.append(TARGET_RENDER_FAILED)
-            src_mse = float(src_mses[i]) if src_ok[i] else None
+            src_mse = src_mses[i]
             if reasons:
                 reports.append(
                     RasterReport(
@@ -439,7 +445,7 @@ class RasterScorer:
                     )
                 )
                 continue
-            m = float(mses[i])
+            m = mses[i]
             chamfer = None
             if self.chamfer:
                 chamfer, why = chamfer_or_none(svg, task.target_svg)

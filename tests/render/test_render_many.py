@@ -143,6 +143,31 @@ def test_render_cache_draws_each_document_once():
     assert len(cache) == 2
 
 
+def test_render_cache_get_with_draws_extra_in_the_same_batch_uncached(monkeypatch):
+    import vector_gym.render.cache as cache_mod
+
+    calls = []
+    real = cache_mod.render_many
+
+    def counting(svgs, *a, **k):
+        calls.append(list(svgs))
+        return real(svgs, *a, **k)
+
+    monkeypatch.setattr(cache_mod, "render_many", counting)
+    cache = RenderCache(processes=0)
+    other = svg('<rect width="2" height="1" fill="blue"/>')
+    entries, extra = cache.get_with([GOOD, GOOD], [other, "<svg", GOOD], (4, 4))
+    assert calls == [[GOOD, other, "<svg", GOOD]]  # misses (once each) then every extra
+    assert len(cache) == 1 and cache.misses == 2  # the extras are never cached
+    ref = real([GOOD, other, "<svg"], (4, 4), processes=0)
+    assert [e[1] for e in entries] == [None, None] and not entries[0][0].flags.writeable
+    assert np.array_equal(entries[0][0], ref.images[0]) and entries[1][0] is entries[0][0]
+    assert extra.errors == (None, R.NOT_WELL_FORMED, None) and extra.ok.tolist() == [True, False, True]
+    assert np.array_equal(extra.images[:2], ref.images[1:]) and np.array_equal(extra.images[2], ref.images[0])
+    entries, extra = cache.get_with([GOOD], [], (4, 4))  # all cached, nothing extra: no render
+    assert len(calls) == 1 and cache.hits == 1 and len(extra) == 0 and extra.images.shape == (0, 4, 4, 3)
+
+
 def test_render_cache_does_not_keep_transient_failures():
     # Regression (review of issue 3): a target that once timed out (a busy machine, a killed
     # worker) stayed failed for the cache's lifetime, failing that task's every later step.

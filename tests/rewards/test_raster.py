@@ -93,6 +93,28 @@ def test_v2_identity_and_oracle_subset(v2_subset):
     assert s["extraction_error"] == 0.0 and s["parsing_error"] == 0.0
 
 
+def test_v2_batch_is_one_render_batch_with_the_values_of_one_at_a_time(v2_subset, monkeypatch):
+    # issue 9: targets, sources and answers of a batch go to the renderer together, and each
+    # report is the one the answer gets scored alone
+    import vector_gym.render.cache as cache_mod
+
+    tasks = v2_subset[:6]
+    half = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 2 1"><rect width="1" height="1"/></svg>'
+    responses = [t.target_svg for t in tasks[:2]] + ["no svg", "```svg\n<svg><g></svg>\n```", half, tasks[5].source_svg]
+    alone = [RasterScorer("v2", dino_model=None, clip_model=None, processes=0).score_response(t, r)
+             for t, r in zip(tasks, responses)]
+    calls = []
+    real = cache_mod.render_many
+    monkeypatch.setattr(cache_mod, "render_many", lambda svgs, *a, **k: calls.append(len(svgs)) or real(svgs, *a, **k))
+    sc = RasterScorer("v2", dino_model=None, clip_model=None, processes=0)
+    batch = sc.score_many(tasks, responses)
+    assert calls == [2 * len(tasks) + 5]  # 6 targets, 6 sources, the 5 extracted answers
+    assert batch == alone
+    assert [r.reward for r in batch[:2]] == [1.0, 1.0] and batch[5].reward == 0.0
+    assert batch[5].mse == batch[5].source_mse > 0 and 0.0 <= batch[4].reward < 1.0
+    assert batch[2].failure_reasons == (EXTRACTION_ERROR,) and batch[3].failure_reasons == (PARSING_ERROR,)
+
+
 def test_v2_failures_are_named(v2_subset):
     task = v2_subset[0]
     sc = RasterScorer("v2", dino_model=None, clip_model=None, processes=0)

@@ -46,6 +46,7 @@ those of the full normaliser.
 
 from __future__ import annotations
 
+import math
 import re
 
 from vector_gym.svg.normalise.common import _S, IDENTITY, _matrix_str
@@ -157,6 +158,9 @@ _REWRITTEN = frozenset((_LINE, _S + "path", _S + "circle", _S + "ellipse"))  # r
 _DROPPED = frozenset((_S + "title", _S + "desc"))
 
 
+_SIMPLE = frozenset((_ANY, _NUMBER, _PAINT, _UNIT, _POSITIVE))  # a check on the value alone
+
+
 def _scan(root) -> tuple[list, dict] | None:
     """``(elements to rewrite, root attributes to move)`` when ``root`` is in the subset, else None."""
     if root.tag != _S + "svg" or root.prefix is not None:
@@ -176,8 +180,8 @@ def _scan(root) -> tuple[list, dict] | None:
         else:
             return None
     todo = []
-    numbers: set[str] = set()  # values already proven plain numbers (they repeat a lot)
-    paints: set[str] = set()
+    proven: set[tuple[str, str]] = set()  # (name, value) pairs already checked (they repeat)
+    simple = _SIMPLE
     it = root.iterdescendants()
     for el in it:
         tag = el.tag
@@ -191,25 +195,22 @@ def _scan(root) -> tuple[list, dict] | None:
         if el.prefix is not None:
             return None
         rewrite = tag in _REWRITTEN
-        for k, v in el.items():
+        for kv in el.items():
+            if kv in proven:
+                continue
+            k, v = kv
             kind = checks.get(k)
-            if kind == _NUMBER:  # the common case, inline
-                if v not in numbers:
-                    if _plain(v) is None:
-                        return None
-                    numbers.add(v)
-            elif kind == _PAINT:
-                if v not in paints:
-                    if _paint(v) is None:
-                        return None
-                    paints.add(v)
+            if kind in simple:
+                if not _value_ok(kind, v):
+                    return None
+                proven.add(kv)
             elif kind == _TRANSFORM:
                 rewrite = True
             elif k == "style":
                 if _style_declarations(v) is None:
                     return None
                 rewrite = True
-            elif kind != _ANY and not _value_ok(kind, v):
+            else:
                 return None
         if rewrite:
             todo.append(el)
@@ -218,6 +219,52 @@ def _scan(root) -> tuple[list, dict] | None:
         ):
             todo.append(el)  # removed: a rect of zero or negative size draws nothing
     return todo, moved
+
+
+_ROUND = frozenset((_S + "circle", _S + "ellipse"))
+_ROUND_GEOMETRY = frozenset(("cx", "cy", "r", "rx", "ry"))
+_PATH = _S + "path"
+
+
+def _num(x: float) -> str:
+    """:func:`.common._fmt`, inline: the same text for every float."""
+    if x.is_integer():
+        if abs(x) < 1e15:
+            return str(int(x))
+    elif not math.isfinite(x):
+        return "0"
+    return format(x, ".10g")
+
+
+def _round_to_path(el, tag: str, attrib: dict) -> bool:
+    """A ``<circle>``/``<ellipse>`` without style or transform as ``<path>``, as the walk writes it.
+
+    The same text as :func:`.walk._shape_geometry` with :func:`.shapes._ellipse_path` (its
+    values are plain numbers, proven by :func:`_scan`), without the generic rewrite's copies.
+    False when its radius is zero or negative (the caller removes it).
+    """
+    cx = float(attrib.get("cx") or 0)
+    cy = float(attrib.get("cy") or 0)
+    if tag == _S + "circle":
+        rx = ry = float(attrib.get("r", 0))
+    else:
+        rxs, rys = attrib.get("rx"), attrib.get("ry")
+        if rxs is None and rys is None:
+            return False
+        rx = float(rxs if rxs is not None else rys)
+        ry = float(rys if rys is not None else rxs)
+    if not (rx > 0 and ry > 0):
+        return False
+    f = _num
+    x0, y0, x1, y1 = f(cx), f(cy), f(cx + rx), f(cy + ry)
+    arc = f"A{f(rx)} {f(ry)} 0 0 1 "
+    new = {k: v for k, v in attrib.items() if k not in _ROUND_GEOMETRY}
+    new["d"] = f"M{x1} {y0}{arc}{x0} {y1}{arc}{f(cx - rx)} {y0}{arc}{x0} {f(cy - ry)}{arc}{x1} {y0}Z"
+    el.tag = _PATH
+    src = el.attrib
+    src.clear()
+    src.update(new)
+    return True
 
 
 def _matrix_attrib(el, attrib: dict | None = None) -> dict:
@@ -278,6 +325,10 @@ def lower_skia_subset(root, size: tuple[int, int]) -> bool:
             el.getparent().remove(el)
             continue
         old = dict(el.items())
+        if tag in _ROUND and "style" not in old and "transform" not in old:
+            if not _round_to_path(el, tag, old):
+                el.getparent().remove(el)
+            continue
         attrib = dict(old)
         style = attrib.pop("style", None)
         if style is not None:  # the style attribute wins over the presentation attributes

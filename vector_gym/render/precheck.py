@@ -252,7 +252,7 @@ def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree
         With ``reason`` one of the parse reasons, ``not_svg``, ``too_many_attributes``,
         ``external_reference``, ``use_cycle``, ``use_expansion`` or ``too_many_path_segments``.
     """
-    check_text(svg, limits)
+    svg = check_text(svg, limits)
     try:
         root = parse_svg(svg, limits.parse_limits())
     except SVGParseError as exc:
@@ -270,6 +270,10 @@ def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree
         )
     if _may_refer(svg):
         _check_references(root, limits)
+    if limits.max_use_expansion >= limits.max_elements and (
+        "use" not in svg if isinstance(svg, str) else b"use" not in svg
+    ):
+        return _check_path_numbers(root, limits)  # no <use>: at most max_elements, as parsed
     if limits.use_cycles == "skip":
         n = strip_cyclic_uses(root, limits.max_use_expansion)
     else:
@@ -281,6 +285,10 @@ def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree
             reasons.USE_EXPANSION,
             f"expected at most {limits.max_use_expansion} elements after <use>, got more",
         )
+    return _check_path_numbers(root, limits)
+
+
+def _check_path_numbers(root, limits: RenderLimits):
     if path_numbers_over(root, limits.max_path_numbers):
         raise RenderRejected(
             reasons.TOO_MANY_PATH_SEGMENTS,

@@ -130,8 +130,6 @@ def _style_declarations(text: str) -> dict | None:
 
 
 def _value_ok(kind: int | None, v: str) -> bool:
-    if kind is None:
-        return False
     if kind == _NUMBER:
         return _plain(v) is not None
     if kind == _PAINT:
@@ -140,7 +138,7 @@ def _value_ok(kind: int | None, v: str) -> bool:
         return _plain(v) is not None and 0.0 <= float(v) <= 1.0
     if kind == _POSITIVE:
         return _plain(v) is not None and float(v) > 0.0
-    return True
+    return kind is not None  # _ANY, _TRANSFORM (read later)
 
 
 _ROOT_ATTRS = frozenset({"width", "height", "preserveAspectRatio", "id", "version", "baseProfile"})
@@ -200,6 +198,8 @@ def _scan(root) -> tuple[list, dict] | None:
                 continue
             k, v = kv
             kind = checks.get(k)
+            if kind == _ANY:  # ids mostly: unique, not worth remembering
+                continue
             if kind in simple:
                 if not _value_ok(kind, v):
                     return None
@@ -258,12 +258,11 @@ def _round_to_path(el, tag: str, attrib: dict) -> bool:
     f = _num
     x0, y0, x1, y1 = f(cx), f(cy), f(cx + rx), f(cy + ry)
     arc = f"A{f(rx)} {f(ry)} 0 0 1 "
-    new = {k: v for k, v in attrib.items() if k not in _ROUND_GEOMETRY}
-    new["d"] = f"M{x1} {y0}{arc}{x0} {y1}{arc}{f(cx - rx)} {y0}{arc}{x0} {f(cy - ry)}{arc}{x1} {y0}Z"
     el.tag = _PATH
     src = el.attrib
-    src.clear()
-    src.update(new)
+    for k in _ROUND_GEOMETRY.intersection(attrib):  # the others keep their order; d goes last
+        del src[k]
+    src["d"] = f"M{x1} {y0}{arc}{x0} {y1}{arc}{f(cx - rx)} {y0}{arc}{x0} {f(cy - ry)}{arc}{x1} {y0}Z"
     return True
 
 

@@ -263,7 +263,11 @@ def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree
         raise RenderRejected(
             reasons.NO_SVG_NAMESPACE, f"expected the namespace {SVG_NS}, got {root.tag!r}"
         )
-    if root.xpath(f"boolean(//*[count(@*) > {limits.max_attributes}])"):
+    eq = "=" if isinstance(svg, str) else b"="
+    # Every attribute is written with an "=" (char and entity references cannot make one).
+    if svg.count(eq) > limits.max_attributes and root.xpath(
+        f"boolean(//*[count(@*) > {limits.max_attributes}])"
+    ):
         raise RenderRejected(
             reasons.TOO_MANY_ATTRIBUTES,
             f"expected at most {limits.max_attributes} attributes on one element",
@@ -273,7 +277,7 @@ def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree
     if limits.max_use_expansion >= limits.max_elements and (
         "use" not in svg if isinstance(svg, str) else b"use" not in svg
     ):
-        return _check_path_numbers(root, limits)  # no <use>: at most max_elements, as parsed
+        return _check_path_numbers(root, limits, svg)  # no <use>: at most max_elements, as parsed
     if limits.use_cycles == "skip":
         n = strip_cyclic_uses(root, limits.max_use_expansion)
     else:
@@ -285,11 +289,13 @@ def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree
             reasons.USE_EXPANSION,
             f"expected at most {limits.max_use_expansion} elements after <use>, got more",
         )
-    return _check_path_numbers(root, limits)
+    return _check_path_numbers(root, limits, svg)
 
 
-def _check_path_numbers(root, limits: RenderLimits):
-    if path_numbers_over(root, limits.max_path_numbers):
+def _check_path_numbers(root, limits: RenderLimits, svg: str | bytes):
+    # A number takes at least one character of path data, and attribute values are no longer
+    # than the text that writes them (references only shorten them).
+    if len(svg) > limits.max_path_numbers and path_numbers_over(root, limits.max_path_numbers):
         raise RenderRejected(
             reasons.TOO_MANY_PATH_SEGMENTS,
             f"expected at most {limits.max_path_numbers} path numbers",

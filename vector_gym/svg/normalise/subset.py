@@ -324,10 +324,17 @@ def lower_skia_subset(root, size: tuple[int, int]) -> bool:
             el.getparent().remove(el)
             continue
         old = dict(el.items())
-        if tag in _ROUND and "style" not in old and "transform" not in old:
-            if not _round_to_path(el, tag, old):
-                el.getparent().remove(el)
-            continue
+        if "style" not in old and "transform" not in old:  # the common cases, in place
+            if tag in _ROUND:
+                if not _round_to_path(el, tag, old):
+                    el.getparent().remove(el)
+                continue
+            if tag == _LINE:  # as below; set and del keep the order _store would write
+                src = el.attrib
+                src["fill"] = "none"
+                if "fill-opacity" in old:
+                    del src["fill-opacity"]
+                continue
         attrib = dict(old)
         style = attrib.pop("style", None)
         if style is not None:  # the style attribute wins over the presentation attributes

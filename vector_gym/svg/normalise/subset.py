@@ -64,6 +64,8 @@ __all__ = ["lower_skia_subset", "skia_subset"]
 _NO_EFFECT_STYLE = re.compile(r"[ \t\n]*enable-background[ \t\n]*:[ \t\n]*[a-z0-9. \t\n-]*;?[ \t\n]*").fullmatch
 _PAINT_RE = re.compile(r"#(?:[0-9a-fA-F]{3}){1,2}|none|white|black")
 _plain = _PLAIN_NUMBER_RE.fullmatch
+_NUMBERS = re.compile(r"(?:{0})(?:\x00(?:{0}))*".format(_PLAIN_NUMBER_RE.pattern)).fullmatch
+_PAINTS = re.compile(r"(?:{0})(?:\x00(?:{0}))*".format(_PAINT_RE.pattern)).fullmatch
 _paint = _PAINT_RE.fullmatch
 
 # How each attribute of the subset is checked (anything else leaves the subset).
@@ -156,9 +158,6 @@ _REWRITTEN = frozenset((_LINE, _S + "path", _S + "circle", _S + "ellipse"))  # r
 _DROPPED = frozenset((_S + "title", _S + "desc"))
 
 
-_SIMPLE = frozenset((_ANY, _NUMBER, _PAINT, _UNIT, _POSITIVE))  # a check on the value alone
-
-
 def _scan(root) -> tuple[list, dict] | None:
     """``(elements to rewrite, root attributes to move)`` when ``root`` is in the subset, else None."""
     if root.tag != _S + "svg" or root.prefix is not None:
@@ -178,8 +177,14 @@ def _scan(root) -> tuple[list, dict] | None:
         else:
             return None
     todo = []
-    proven: set[tuple[str, str]] = set()  # (name, value) pairs already checked (they repeat)
-    simple = _SIMPLE
+    rects = []
+    # Numbers and paints are checked together at the end, each kind by one regex over its
+    # values joined by NUL (which no XML 1.0 document can hold, even as a reference).
+    numbers: list[str] = []
+    paints: list[str] = []
+    add_number = numbers.append
+    add_paint = paints.append
+    proven: set[tuple[str, str]] = set()  # other (name, value) pairs already checked
     it = root.iterdescendants()
     for el in it:
         tag = el.tag
@@ -194,29 +199,34 @@ def _scan(root) -> tuple[list, dict] | None:
             return None
         rewrite = tag in _REWRITTEN
         for kv in el.items():
-            if kv in proven:
-                continue
             k, v = kv
             kind = checks.get(k)
-            if kind == _ANY:  # ids mostly: unique, not worth remembering
+            if kind == _NUMBER:
+                add_number(v)
+            elif kind == _ANY:
                 continue
-            if kind in simple:
-                if not _value_ok(kind, v):
-                    return None
-                proven.add(kv)
+            elif kind == _PAINT:
+                add_paint(v)
             elif kind == _TRANSFORM:
                 rewrite = True
             elif k == "style":
                 if _style_declarations(v) is None:
                     return None
                 rewrite = True
-            else:
-                return None
+            elif kv not in proven:
+                if not _value_ok(kind, v):
+                    return None
+                proven.add(kv)
         if rewrite:
             todo.append(el)
-        elif tag == _RECT and not (
-            float(el.get("width", "0")) > 0 and float(el.get("height", "0")) > 0
-        ):
+        elif tag == _RECT:
+            rects.append(el)
+    if numbers and _NUMBERS("\x00".join(numbers)) is None:
+        return None
+    if paints and _PAINTS("\x00".join(paints)) is None:
+        return None
+    for el in rects:
+        if not (float(el.get("width", "0")) > 0 and float(el.get("height", "0")) > 0):
             todo.append(el)  # removed: a rect of zero or negative size draws nothing
     return todo, moved
 

@@ -29,6 +29,7 @@ working directory) is :mod:`vector_gym.render.pool`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from lxml import etree
@@ -192,6 +193,12 @@ def check_text(svg: object, limits: RenderLimits = DEFAULT_LIMITS) -> str | byte
 
 
 _REFERENCE_MARKERS = ("&", "\\", "url(", "href", ":base", "@")  # ":base": xml:base, any prefix
+# One search for any of them, letter case ignored (re.IGNORECASE matches at least every text
+# whose str.lower() holds a marker: no character but ASCII lowers to one of their letters).
+_REFERENCE_SEARCH = re.compile("|".join(map(re.escape, _REFERENCE_MARKERS)), re.IGNORECASE).search
+_REFERENCE_SEARCH_BYTES = re.compile(
+    "|".join(map(re.escape, _REFERENCE_MARKERS)).encode("ascii"), re.IGNORECASE
+).search
 
 
 def _may_refer(svg: str | bytes) -> bool:
@@ -206,10 +213,9 @@ def _may_refer(svg: str | bytes) -> bool:
     whatever encoding they declare. The documents of the bundled corpora mostly have none,
     and then the attribute-wide XPath scans are skipped (issue 16, item 1).
     """
-    low = svg.lower()
-    if isinstance(low, str):
-        return any(m in low for m in _REFERENCE_MARKERS)
-    return any(m.encode("ascii") in low for m in _REFERENCE_MARKERS)
+    if isinstance(svg, str):
+        return _REFERENCE_SEARCH(svg) is not None
+    return _REFERENCE_SEARCH_BYTES(svg) is not None
 
 
 def _check_references(root, limits: RenderLimits) -> None:

@@ -253,6 +253,17 @@ def _round_to_path(el, tag: str, attrib: dict) -> bool:
     values are plain numbers, proven by :func:`_scan`), without the generic rewrite's copies.
     False when its radius is zero or negative (the caller removes it).
     """
+    if tag == _S + "circle":
+        cxs, cys, rs = attrib.get("cx", "0"), attrib.get("cy", "0"), attrib.get("r", "0")
+        if _small_int(cxs) and _small_int(cys) and _small_int(rs):
+            # Integers below 10^9: exact in floats, so _num would write these same digits.
+            cx, cy, r = int(cxs), int(cys), int(rs)
+            if r <= 0:
+                return False
+            x0, y0, x1, y1, rr = str(cx), str(cy), str(cx + r), str(cy + r), str(r)
+            arc = f"A{rr} {rr} 0 0 1 "
+            d = f"M{x1} {y0}{arc}{x0} {y1}{arc}{cx - r} {y0}{arc}{x0} {cy - r}{arc}{x1} {y0}Z"
+            return _write_path(el, attrib, d)
     cx = float(attrib.get("cx") or 0)
     cy = float(attrib.get("cy") or 0)
     if tag == _S + "circle":
@@ -268,12 +279,20 @@ def _round_to_path(el, tag: str, attrib: dict) -> bool:
     f = _num
     x0, y0, x1, y1 = f(cx), f(cy), f(cx + rx), f(cy + ry)
     arc = f"A{f(rx)} {f(ry)} 0 0 1 "
+    d = f"M{x1} {y0}{arc}{x0} {y1}{arc}{f(cx - rx)} {y0}{arc}{x0} {f(cy - ry)}{arc}{x1} {y0}Z"
+    return _write_path(el, attrib, d)
+
+
+def _write_path(el, attrib: dict, d: str) -> bool:
     el.tag = _PATH
     src = el.attrib
     for k in _ROUND_GEOMETRY.intersection(attrib):  # the others keep their order; d goes last
         del src[k]
-    src["d"] = f"M{x1} {y0}{arc}{x0} {y1}{arc}{f(cx - rx)} {y0}{arc}{x0} {f(cy - ry)}{arc}{x1} {y0}Z"
+    src["d"] = d
     return True
+
+
+_small_int = re.compile(r"0|[1-9][0-9]{0,8}").fullmatch
 
 
 def _matrix_attrib(el, attrib: dict | None = None) -> dict:

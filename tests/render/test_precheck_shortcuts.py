@@ -60,3 +60,16 @@ def test_use_expansion_is_still_counted_when_it_may_be_below_the_element_count()
     fanout = f'<svg {NS} xmlns:x="http://www.w3.org/1999/xlink"><g id="a"/><use x:href="#a"/></svg>'
     assert _reason(fanout, RenderLimits(max_use_expansion=4)) is None
     assert _reason(fanout, RenderLimits(max_use_expansion=3)) == R.USE_EXPANSION
+
+
+def test_element_count_and_depth_are_still_checked_when_the_text_has_enough_tags():
+    doc = f'<svg {NS}>' + "<g>" * 5 + "</g>" * 5 + "</svg>"  # 6 elements, depth 6
+    assert _reason(doc, RenderLimits(max_elements=5)) == R.TOO_MANY_ELEMENTS
+    assert _reason(doc, RenderLimits(max_depth=5)) == R.TOO_DEEP
+    assert _reason(doc, RenderLimits(max_elements=6, max_depth=6)) is None
+    assert _reason(doc.encode(), RenderLimits(max_depth=5)) == R.TOO_DEEP
+
+
+def test_reference_markers_search_stays_linear_and_cheap():
+    # the marker test is a handful of substring searches on the lower-cased text
+    assert not _may_refer(b"<svg>" + b"x" * 100_000 + b"</svg>")

@@ -29,7 +29,6 @@ working directory) is :mod:`vector_gym.render.pool`.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from lxml import etree
@@ -51,8 +50,9 @@ from vector_gym.svg.parse import (
     MAX_USE_EXPANSION,
     ParseLimits,
     local_name,
+    check_shape,
     namespace_uri,
-    parse_svg,
+    parse_svg_unprobed,
 )
 
 __all__ = ["RenderLimits", "RenderRejected", "check_text", "check_tree"]
@@ -193,12 +193,6 @@ def check_text(svg: object, limits: RenderLimits = DEFAULT_LIMITS) -> str | byte
 
 
 _REFERENCE_MARKERS = ("&", "\\", "url(", "href", ":base", "@")  # ":base": xml:base, any prefix
-# One search for any of them, letter case ignored (re.IGNORECASE matches at least every text
-# whose str.lower() holds a marker: no character but ASCII lowers to one of their letters).
-_REFERENCE_SEARCH = re.compile("|".join(map(re.escape, _REFERENCE_MARKERS)), re.IGNORECASE).search
-_REFERENCE_SEARCH_BYTES = re.compile(
-    "|".join(map(re.escape, _REFERENCE_MARKERS)).encode("ascii"), re.IGNORECASE
-).search
 
 
 def _may_refer(svg: str | bytes) -> bool:
@@ -213,9 +207,10 @@ def _may_refer(svg: str | bytes) -> bool:
     whatever encoding they declare. The documents of the bundled corpora mostly have none,
     and then the attribute-wide XPath scans are skipped (issue 16, item 1).
     """
-    if isinstance(svg, str):
-        return _REFERENCE_SEARCH(svg) is not None
-    return _REFERENCE_SEARCH_BYTES(svg) is not None
+    low = svg.lower()
+    if isinstance(low, str):
+        return any(m in low for m in _REFERENCE_MARKERS)
+    return any(m.encode("ascii") in low for m in _REFERENCE_MARKERS)
 
 
 def _check_references(root, limits: RenderLimits) -> None:
@@ -260,7 +255,13 @@ def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree
     """
     svg = check_text(svg, limits)
     try:
-        root = parse_svg(svg, limits.parse_limits())
+        lim = limits.parse_limits()
+        root, _data = parse_svg_unprobed(svg, lim)
+        # Every element starts with a "<" in the text, so a text with fewer of them than the
+        # element and depth limits cannot exceed either: parse_svg's two tree probes are skipped.
+        tags = svg.count("<" if isinstance(svg, str) else b"<")
+        if tags > lim.max_elements or tags > lim.max_depth:
+            check_shape(root, lim)
     except SVGParseError as exc:
         raise RenderRejected(exc.reason, exc.message) from None
     if not isinstance(root.tag, str) or local_name(root.tag) != "svg":

@@ -49,8 +49,8 @@ from vector_gym.svg.parse import (
     MAX_DEPTH,
     MAX_USE_EXPANSION,
     ParseLimits,
-    local_name,
     check_shape,
+    local_name,
     namespace_uri,
     parse_svg_unprobed,
 )

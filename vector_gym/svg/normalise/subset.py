@@ -64,8 +64,8 @@ __all__ = ["lower_skia_subset", "skia_subset"]
 _NO_EFFECT_STYLE = re.compile(r"[ \t\n]*enable-background[ \t\n]*:[ \t\n]*[a-z0-9. \t\n-]*;?[ \t\n]*").fullmatch
 _PAINT_RE = re.compile(r"#(?:[0-9a-fA-F]{3}){1,2}|none|white|black")
 _plain = _PLAIN_NUMBER_RE.fullmatch
-_NUMBERS = re.compile(r"(?:{0})(?:\x00(?:{0}))*".format(_PLAIN_NUMBER_RE.pattern)).fullmatch
-_PAINTS = re.compile(r"(?:{0})(?:\x00(?:{0}))*".format(_PAINT_RE.pattern)).fullmatch
+_NUMBERS = re.compile(rf"(?:{_PLAIN_NUMBER_RE.pattern})(?:\x00(?:{_PLAIN_NUMBER_RE.pattern}))*").fullmatch
+_PAINTS = re.compile(rf"(?:{_PAINT_RE.pattern})(?:\x00(?:{_PAINT_RE.pattern}))*").fullmatch
 _paint = _PAINT_RE.fullmatch
 
 # How each attribute of the subset is checked (anything else leaves the subset).

@@ -54,6 +54,7 @@ from vector_gym.render import reasons
 from vector_gym.render.precheck import DEFAULT_LIMITS, RenderLimits, RenderRejected, check_tree
 from vector_gym.svg.normalise import fit_root, simplify_tree, to_svg_bytes
 from vector_gym.svg.normalise.capability import skia_unsupported
+from vector_gym.svg.normalise.common import XLINK_NS
 from vector_gym.svg.normalise.style import CSSTooComplex, check_selectors
 from vector_gym.svg.normalise.subset import lower_skia_subset
 
@@ -217,6 +218,17 @@ def _remember(key: tuple, entry: tuple[str | None, bytes | str]) -> None:
             _prepared_bytes -= len(old[1]) + 200
 
 
+def _subset_bytes(root) -> bytes:
+    """:func:`to_svg_bytes` of a tree lowered by ``lower_skia_subset``, without its tree scans.
+
+    Such a tree has no prefixed element and no ``xlink:href`` (the subset has neither), so
+    only the root's ``xlink`` prefix decides whether lxml may serialise it directly.
+    """
+    if root.nsmap.get("xlink", XLINK_NS) == XLINK_NS:
+        return etree.tostring(root, encoding="utf-8")
+    return to_svg_bytes(root)
+
+
 def _prepare(svg: str | bytes, h: int, w: int, backend: str, limits: RenderLimits):
     """Check and prepare a document for its backend: ``(backend, bytes)`` or ``(None, reason)``.
 
@@ -226,7 +238,7 @@ def _prepare(svg: str | bytes, h: int, w: int, backend: str, limits: RenderLimit
     try:
         root = check_tree(svg, limits)
         if backend in ("skia", "skia-strict") and lower_skia_subset(root, (h, w)):
-            return "skia", to_svg_bytes(root)  # already in skia's subset: no feature to route
+            return "skia", _subset_bytes(root)  # already in skia's subset: no feature to route
         if backend == "skia" and skia_unsupported(root):
             backend = "resvg"
         if backend in ("skia", "skia-strict"):

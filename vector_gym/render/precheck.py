@@ -49,9 +49,10 @@ from vector_gym.svg.parse import (
     MAX_DEPTH,
     MAX_USE_EXPANSION,
     ParseLimits,
+    check_shape,
     local_name,
     namespace_uri,
-    parse_svg,
+    parse_svg_unprobed,
 )
 
 __all__ = ["RenderLimits", "RenderRejected", "check_text", "check_tree"]
@@ -252,9 +253,15 @@ def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree
         With ``reason`` one of the parse reasons, ``not_svg``, ``too_many_attributes``,
         ``external_reference``, ``use_cycle``, ``use_expansion`` or ``too_many_path_segments``.
     """
-    check_text(svg, limits)
+    svg = check_text(svg, limits)
     try:
-        root = parse_svg(svg, limits.parse_limits())
+        lim = limits.parse_limits()
+        root, _data = parse_svg_unprobed(svg, lim)
+        # Every element starts with a "<" in the text, so a text with fewer of them than the
+        # element and depth limits cannot exceed either: parse_svg's two tree probes are skipped.
+        tags = svg.count("<" if isinstance(svg, str) else b"<")
+        if tags > lim.max_elements or tags > lim.max_depth:
+            check_shape(root, lim)
     except SVGParseError as exc:
         raise RenderRejected(exc.reason, exc.message) from None
     if not isinstance(root.tag, str) or local_name(root.tag) != "svg":
@@ -263,13 +270,21 @@ def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree
         raise RenderRejected(
             reasons.NO_SVG_NAMESPACE, f"expected the namespace {SVG_NS}, got {root.tag!r}"
         )
-    if root.xpath(f"boolean(//*[count(@*) > {limits.max_attributes}])"):
+    eq = "=" if isinstance(svg, str) else b"="
+    # Every attribute is written with an "=" (char and entity references cannot make one).
+    if svg.count(eq) > limits.max_attributes and root.xpath(
+        f"boolean(//*[count(@*) > {limits.max_attributes}])"
+    ):
         raise RenderRejected(
             reasons.TOO_MANY_ATTRIBUTES,
             f"expected at most {limits.max_attributes} attributes on one element",
         )
     if _may_refer(svg):
         _check_references(root, limits)
+    if limits.max_use_expansion >= limits.max_elements and (
+        "use" not in svg if isinstance(svg, str) else b"use" not in svg
+    ):
+        return _check_path_numbers(root, limits, svg)  # no <use>: at most max_elements, as parsed
     if limits.use_cycles == "skip":
         n = strip_cyclic_uses(root, limits.max_use_expansion)
     else:
@@ -281,7 +296,13 @@ def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree
             reasons.USE_EXPANSION,
             f"expected at most {limits.max_use_expansion} elements after <use>, got more",
         )
-    if path_numbers_over(root, limits.max_path_numbers):
+    return _check_path_numbers(root, limits, svg)
+
+
+def _check_path_numbers(root, limits: RenderLimits, svg: str | bytes):
+    # A number takes at least one character of path data, and attribute values are no longer
+    # than the text that writes them (references only shorten them).
+    if len(svg) > limits.max_path_numbers and path_numbers_over(root, limits.max_path_numbers):
         raise RenderRejected(
             reasons.TOO_MANY_PATH_SEGMENTS,
             f"expected at most {limits.max_path_numbers} path numbers",

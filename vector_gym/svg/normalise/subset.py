@@ -46,6 +46,7 @@ those of the full normaliser.
 
 from __future__ import annotations
 
+import math
 import re
 
 from vector_gym.svg.normalise.common import _S, IDENTITY, _matrix_str
@@ -63,6 +64,8 @@ __all__ = ["lower_skia_subset", "skia_subset"]
 _NO_EFFECT_STYLE = re.compile(r"[ \t\n]*enable-background[ \t\n]*:[ \t\n]*[a-z0-9. \t\n-]*;?[ \t\n]*").fullmatch
 _PAINT_RE = re.compile(r"#(?:[0-9a-fA-F]{3}){1,2}|none|white|black")
 _plain = _PLAIN_NUMBER_RE.fullmatch
+_NUMBERS = re.compile(rf"(?:{_PLAIN_NUMBER_RE.pattern})(?:\x00(?:{_PLAIN_NUMBER_RE.pattern}))*").fullmatch
+_PAINTS = re.compile(rf"(?:{_PAINT_RE.pattern})(?:\x00(?:{_PAINT_RE.pattern}))*").fullmatch
 _paint = _PAINT_RE.fullmatch
 
 # How each attribute of the subset is checked (anything else leaves the subset).
@@ -129,8 +132,6 @@ def _style_declarations(text: str) -> dict | None:
 
 
 def _value_ok(kind: int | None, v: str) -> bool:
-    if kind is None:
-        return False
     if kind == _NUMBER:
         return _plain(v) is not None
     if kind == _PAINT:
@@ -139,7 +140,7 @@ def _value_ok(kind: int | None, v: str) -> bool:
         return _plain(v) is not None and 0.0 <= float(v) <= 1.0
     if kind == _POSITIVE:
         return _plain(v) is not None and float(v) > 0.0
-    return True
+    return kind is not None  # _ANY, _TRANSFORM (read later)
 
 
 _ROOT_ATTRS = frozenset({"width", "height", "preserveAspectRatio", "id", "version", "baseProfile"})
@@ -176,8 +177,14 @@ def _scan(root) -> tuple[list, dict] | None:
         else:
             return None
     todo = []
-    numbers: set[str] = set()  # values already proven plain numbers (they repeat a lot)
-    paints: set[str] = set()
+    rects = []
+    # Numbers and paints are checked together at the end, each kind by one regex over its
+    # values joined by NUL (which no XML 1.0 document can hold, even as a reference).
+    numbers: list[str] = []
+    paints: list[str] = []
+    add_number = numbers.append
+    add_paint = paints.append
+    proven: set[tuple[str, str]] = set()  # other (name, value) pairs already checked
     it = root.iterdescendants()
     for el in it:
         tag = el.tag
@@ -191,33 +198,101 @@ def _scan(root) -> tuple[list, dict] | None:
         if el.prefix is not None:
             return None
         rewrite = tag in _REWRITTEN
-        for k, v in el.items():
+        for kv in el.items():
+            k, v = kv
             kind = checks.get(k)
-            if kind == _NUMBER:  # the common case, inline
-                if v not in numbers:
-                    if _plain(v) is None:
-                        return None
-                    numbers.add(v)
+            if kind == _NUMBER:
+                add_number(v)
+            elif kind == _ANY:
+                continue
             elif kind == _PAINT:
-                if v not in paints:
-                    if _paint(v) is None:
-                        return None
-                    paints.add(v)
+                add_paint(v)
             elif kind == _TRANSFORM:
                 rewrite = True
             elif k == "style":
                 if _style_declarations(v) is None:
                     return None
                 rewrite = True
-            elif kind != _ANY and not _value_ok(kind, v):
-                return None
+            elif kv not in proven:
+                if not _value_ok(kind, v):
+                    return None
+                proven.add(kv)
         if rewrite:
             todo.append(el)
-        elif tag == _RECT and not (
-            float(el.get("width", "0")) > 0 and float(el.get("height", "0")) > 0
-        ):
+        elif tag == _RECT:
+            rects.append(el)
+    if numbers and _NUMBERS("\x00".join(numbers)) is None:
+        return None
+    if paints and _PAINTS("\x00".join(paints)) is None:
+        return None
+    for el in rects:
+        if not (float(el.get("width", "0")) > 0 and float(el.get("height", "0")) > 0):
             todo.append(el)  # removed: a rect of zero or negative size draws nothing
     return todo, moved
+
+
+_ROUND = frozenset((_S + "circle", _S + "ellipse"))
+_ROUND_GEOMETRY = frozenset(("cx", "cy", "r", "rx", "ry"))
+_PATH = _S + "path"
+
+
+def _num(x: float) -> str:
+    """:func:`.common._fmt`, inline: the same text for every float."""
+    if x.is_integer():
+        if abs(x) < 1e15:
+            return str(int(x))
+    elif not math.isfinite(x):
+        return "0"
+    return format(x, ".10g")
+
+
+def _round_to_path(el, tag: str, attrib: dict) -> bool:
+    """A ``<circle>``/``<ellipse>`` without style or transform as ``<path>``, as the walk writes it.
+
+    The same text as :func:`.walk._shape_geometry` with :func:`.shapes._ellipse_path` (its
+    values are plain numbers, proven by :func:`_scan`), without the generic rewrite's copies.
+    False when its radius is zero or negative (the caller removes it).
+    """
+    if tag == _S + "circle":
+        cxs, cys, rs = attrib.get("cx", "0"), attrib.get("cy", "0"), attrib.get("r", "0")
+        if _small_int(cxs) and _small_int(cys) and _small_int(rs):
+            # Integers below 10^9: exact in floats, so _num would write these same digits.
+            cx, cy, r = int(cxs), int(cys), int(rs)
+            if r <= 0:
+                return False
+            x0, y0, x1, y1, rr = str(cx), str(cy), str(cx + r), str(cy + r), str(r)
+            arc = f"A{rr} {rr} 0 0 1 "
+            d = f"M{x1} {y0}{arc}{x0} {y1}{arc}{cx - r} {y0}{arc}{x0} {cy - r}{arc}{x1} {y0}Z"
+            return _write_path(el, attrib, d)
+    cx = float(attrib.get("cx") or 0)
+    cy = float(attrib.get("cy") or 0)
+    if tag == _S + "circle":
+        rx = ry = float(attrib.get("r", 0))
+    else:
+        rxs, rys = attrib.get("rx"), attrib.get("ry")
+        if rxs is None and rys is None:
+            return False
+        rx = float(rxs if rxs is not None else rys)
+        ry = float(rys if rys is not None else rxs)
+    if not (rx > 0 and ry > 0):
+        return False
+    f = _num
+    x0, y0, x1, y1 = f(cx), f(cy), f(cx + rx), f(cy + ry)
+    arc = f"A{f(rx)} {f(ry)} 0 0 1 "
+    d = f"M{x1} {y0}{arc}{x0} {y1}{arc}{f(cx - rx)} {y0}{arc}{x0} {f(cy - ry)}{arc}{x1} {y0}Z"
+    return _write_path(el, attrib, d)
+
+
+def _write_path(el, attrib: dict, d: str) -> bool:
+    el.tag = _PATH
+    src = el.attrib
+    for k in _ROUND_GEOMETRY.intersection(attrib):  # the others keep their order; d goes last
+        del src[k]
+    src["d"] = d
+    return True
+
+
+_small_int = re.compile(r"0|[1-9][0-9]{0,8}").fullmatch
 
 
 def _matrix_attrib(el, attrib: dict | None = None) -> dict:
@@ -278,6 +353,17 @@ def lower_skia_subset(root, size: tuple[int, int]) -> bool:
             el.getparent().remove(el)
             continue
         old = dict(el.items())
+        if "style" not in old and "transform" not in old:  # the common cases, in place
+            if tag in _ROUND:
+                if not _round_to_path(el, tag, old):
+                    el.getparent().remove(el)
+                continue
+            if tag == _LINE:  # as below; set and del keep the order _store would write
+                src = el.attrib
+                src["fill"] = "none"
+                if "fill-opacity" in old:
+                    del src["fill-opacity"]
+                continue
         attrib = dict(old)
         style = attrib.pop("style", None)
         if style is not None:  # the style attribute wins over the presentation attributes

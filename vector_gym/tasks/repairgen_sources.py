@@ -31,8 +31,8 @@ from typing import Any
 from lxml import etree
 
 from vector_gym.errors import ConfigError, SVGParseError
-from vector_gym.svg.canonical import is_invalid, normalise_attribute
 from vector_gym.svg import reference_dialect as _rd
+from vector_gym.svg.canonical import is_invalid, normalise_attribute
 from vector_gym.svg.parse import parse_svg
 from vector_gym.svg.viewbox import parse_viewbox, viewport_size
 from vector_gym.tasks.repairgen_ops import Candidate, analyse_element, local

@@ -31,6 +31,7 @@ from typing import Any
 from lxml import etree
 
 from vector_gym.errors import ConfigError, SVGParseError
+from vector_gym.svg import reference_dialect as _rd
 from vector_gym.svg.canonical import is_invalid, normalise_attribute
 from vector_gym.svg.parse import parse_svg
 from vector_gym.svg.viewbox import parse_viewbox, viewport_size
@@ -142,6 +143,7 @@ class PreparedSource:
     by_op: Any = None  # operator -> candidates it may apply to (repairgen_ops.eligible), lazily
     render_form: Any = None  # clean render form for incremental trial renders (repairgen_visibility)
     elements: Any = None  # id -> element of ``root`` (built on first use)
+    partials: Any = None  # id -> reduced copy of ``root`` holding that element (kept pristine)
 
 
 def split_of(split_key: str, test_fraction: float) -> str:
@@ -399,6 +401,42 @@ def _structurally_valid(root: Any, valid_d: set[str] = frozenset()) -> bool:
     return True
 
 
+def _reference_valid_d(d: str) -> bool:
+    """``not is_invalid(normalise_attribute("d", d))`` without spelling out every number.
+
+    The same §4.3 token scan as :func:`vector_gym.svg.reference_dialect.normalise_attribute_reference`
+    for ``d`` (a single number, a blank value, or a token stream that reads to its end), but a
+    number is respelled only where that can raise (an exponent: ``Decimal`` of a huge one);
+    ``tests/tasks/test_repairgen_sources.py`` checks it against the full normalisation.
+    """
+    value = _rd.fold_ws(d)
+    if not value or _rd._NUMBER_RE.fullmatch(value):
+        if value and ("e" in value or "E" in value):
+            _rd.normalise_number(value)
+        return True
+    pos = 0
+    prev_number = False
+    sep = _rd._SEP_RE.fullmatch
+    any_token = False
+    for m in _rd._PATH_TOKEN_RE.finditer(value):
+        start = m.start()
+        num = m.group(1)
+        if start != pos:
+            if sep(value, pos, start) is None:
+                return False
+        elif prev_number and num is not None and num[0] not in "+-":
+            return False
+        if num is None:
+            prev_number = False
+        else:
+            if "e" in num or "E" in num:
+                _rd.normalise_number(num)
+            prev_number = True
+        any_token = True
+        pos = m.end()
+    return any_token and sep(value, pos) is not None
+
+
 @lru_cache(maxsize=4096)
 def prepare_source(source: CleanSource) -> PreparedSource | None:
     """Build the clean target template of a source; None if it cannot be a valid target.
@@ -425,7 +463,7 @@ def prepare_source(source: CleanSource) -> PreparedSource | None:
             if d.strip():
                 if scan_path(d) is None:  # respell_path's own check (its scan is cached)
                     return None
-                if is_invalid(normalise_attribute("d", d)):
+                if not _reference_valid_d(d):
                     el.set("d", respell_path(d))
                 else:
                     valid_d.add(d)  # _structurally_valid need not read it again

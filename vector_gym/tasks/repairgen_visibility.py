@@ -33,6 +33,7 @@ from lxml import etree
 from vector_gym.render.backends import draw_render_form
 from vector_gym.render.precheck import DEFAULT_LIMITS, RenderRejected, check_text, check_tree
 from vector_gym.svg.normalise import simplify_tree, to_svg_bytes
+from vector_gym.svg.normalise.common import SVG_NS, XLINK_NS
 from vector_gym.svg.normalise.style import CSSTooComplex
 from vector_gym.tasks.repairgen_ops import SHAPES
 
@@ -53,6 +54,11 @@ _PLAIN_TAGS = frozenset(_SVG + t for t in SHAPES | {"svg", "g", "title", "desc",
 _SIZE = (VISIBILITY_SIZE, VISIBILITY_SIZE)
 _BY_ID = etree.XPath("descendant-or-self::*[@id=$i]")
 _WHITE = (255, 255, 255)
+# to_svg_bytes's fast-path tests, on one subtree (a spliced element) instead of the document
+_PREFIXED_IN = etree.XPath("boolean(descendant-or-self::*[contains(name(), ':')])")
+_XLINK_IN = etree.XPath(
+    "boolean(descendant-or-self::*/@xlink:href)", namespaces={"xlink": XLINK_NS}
+)
 
 
 @dataclass
@@ -61,6 +67,9 @@ class RenderForm:
 
     root: Any
     by_id: dict[str, Any]
+    #: no element of the clean form has a prefixed name or an ``xlink:href``: then a trial whose
+    #: spliced elements have none either serialises as ``to_svg_bytes`` would, by lxml directly
+    direct: bool = False
 
 
 def plain_scene(root: Any) -> bool:
@@ -115,9 +124,21 @@ def _render_form(data: bytes) -> Any:
         return None
 
 
-def _draw(form_root: Any) -> np.ndarray | None:
+def _direct_root(root: Any) -> bool:
+    """The root-level conditions of :func:`to_svg_bytes`'s direct ``etree.tostring`` path."""
+    nsmap = root.nsmap
+    return (
+        root.prefix is None
+        and nsmap.get(None) == SVG_NS
+        and nsmap.get("xlink", XLINK_NS) == XLINK_NS
+    )
+
+
+def _draw(form_root: Any, direct: bool = False) -> np.ndarray | None:
+    """Draw a render form; ``direct``: it is known to take ``to_svg_bytes``'s lxml path."""
     img = np.empty((VISIBILITY_SIZE, VISIBILITY_SIZE, 3), dtype=np.uint8)
-    return img if draw_render_form(to_svg_bytes(form_root), img, _WHITE) is None else None
+    data = etree.tostring(form_root, encoding="utf-8") if direct else to_svg_bytes(form_root)
+    return img if draw_render_form(data, img, _WHITE) is None else None
 
 
 def render_whole(root: Any, prep: Any) -> np.ndarray | None:
@@ -143,7 +164,8 @@ def clean_image(prep: Any) -> np.ndarray | None:
             by_id = {
                 el.get("id"): el for el in form.iter() if isinstance(el.tag, str) and el.get("id")
             }
-            prep.render_form = RenderForm(form, by_id)
+            direct = _direct_root(form) and not _PREFIXED_IN(form) and not _XLINK_IN(form)
+            prep.render_form = RenderForm(form, by_id, direct)
     return prep.image if prep.image is not False else None
 
 
@@ -193,6 +215,7 @@ def _spliced(prep: Any, form: RenderForm, trial: Any, part: str, new: list[Any])
         want = {t.get("id") for t in tops}
         normal = {e.get("id"): e for e in nform.iter() if isinstance(e.tag, str) and e.get("id") in want}
     undo: list[tuple] = []
+    placed: list[Any] = []  # the elements spliced in
     try:
         parent = old.getparent()
         rep = normal.get(part)
@@ -204,6 +227,7 @@ def _spliced(prep: Any, form: RenderForm, trial: Any, part: str, new: list[Any])
             rep.tail = old.tail
             parent.replace(old, rep)
             undo.append(("replace", parent, rep, old))
+            placed.append(rep)
         for x in tops[1 if el is not None else 0 :]:
             prev = x.getprevious()
             while prev is not None and not isinstance(prev.tag, str):
@@ -216,7 +240,15 @@ def _spliced(prep: Any, form: RenderForm, trial: Any, part: str, new: list[Any])
             if ins is not None:
                 anchor.addnext(ins)
                 undo.append(("remove", ins))
-        return _draw(form.root)
+                placed.append(ins)
+        # the clean form had no prefixed name and no xlink:href (``direct``), so the document
+        # has one only where a spliced element brought it
+        direct = (
+            form.direct
+            and _direct_root(form.root)
+            and not any(_PREFIXED_IN(e) or _XLINK_IN(e) for e in placed)
+        )
+        return _draw(form.root, direct)
     finally:
         for step in reversed(undo):
             if step[0] == "insert":

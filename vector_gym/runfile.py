@@ -310,7 +310,7 @@ def run_fingerprint(
             getattr(policy, "max_tokens", None) or getattr(policy, "max_new_tokens", None)
         )
         if (getattr(policy, "max_tokens", None) or getattr(policy, "max_new_tokens", None))
-        else ("protocol" if callable(getattr(policy, "token_budget", None)) else None),
+        else (_protocol_budget(suite) if callable(getattr(policy, "token_budget", None)) else None),
         "template": _template_fingerprint(policy),
         "version": __version__,
     }
@@ -320,6 +320,18 @@ def run_fingerprint(
     if extra:
         fp.update({str(k): _json_value(v) for k, v in extra.items()})
     return fp
+
+
+def _protocol_budget(suite: Any) -> Any:
+    """``"protocol"``, or ``{"protocol": N}`` for a suite whose own budget is a fixed N tokens
+    (``{"protocol": "module.rule"}`` for a rule of its own): a suite re-registered with another
+    budget writes another run file."""
+    own = getattr(suite, "_token_budget", None)
+    if own is None:
+        return "protocol"
+    if isinstance(own, int):
+        return {"protocol": own}
+    return {"protocol": f"{getattr(own, '__module__', '?')}.{getattr(own, '__qualname__', type(own).__name__)}"}
 
 
 def _wrapper_attr(env: Any, name: str, default: Any) -> Any:

@@ -153,3 +153,49 @@ def test_a_custom_scorer_with_the_wrong_number_of_reports_is_refused():
     suite = Suite("short_dots", tasks=list(DOTS.tasks()), scorer=Short(), family="dots")
     with pytest.raises(ScorerError, match=r"suite 'short_dots'.*expected 2 reports, got 0"):
         suite.score_many(DOTS.tasks(), ["a", "b"])
+
+
+@pytest.mark.parametrize("budget", [0, -3, True, "512", 8.5])
+def test_a_suites_fixed_budget_that_is_not_a_positive_int_is_refused_at_construction(budget):
+    # A budget of 0 or -3 was accepted and only failed once a model policy asked for it (a
+    # string or float not at all until then); True was a budget of 1 token.
+    from vector_gym.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"suite 'bad_budget'.*token_budget"):
+        Suite("bad_budget", tasks=list(DOTS.tasks()), scorer=SpecRewardScorer(), token_budget=budget)
+
+
+@pytest.mark.parametrize("value", ["abc", 0, -1, None, 2.5])
+def test_a_suites_budget_rule_returning_no_positive_int_is_a_config_error_naming_the_suite(value):
+    # A rule returning "abc" reached eval as a bare ValueError traceback from int().
+    from vector_gym.errors import ConfigError
+
+    suite = Suite("bad_rule", tasks=list(DOTS.tasks()), scorer=SpecRewardScorer(),
+                  token_budget=lambda obs: value)
+    with pytest.raises(ConfigError, match=r"suite 'bad_rule'.*token budget.*expected an int >= 1"):
+        suite.token_budget({"svg": "<svg/>"})
+
+
+def test_a_suites_own_budget_is_in_the_run_fingerprint(monkeypatch):
+    # Re-registering a suite with another budget resumed the old run file (rows generated under
+    # the old budget were kept as if they were the new run's).
+    import vector_gym.suites as suites_pkg
+    from vector_gym.policies import templates as policy_templates
+    from vector_gym.policies.openai_policy import OpenAICompatiblePolicy
+    from vector_gym.runfile import run_fingerprint
+
+    monkeypatch.setitem(suites_pkg._REGISTRY, "dots_fp", None)
+    for table in (policy_templates.BUDGETS, policy_templates.TEMPLATES, policy_templates.PATCH_TEMPLATES):
+        monkeypatch.setitem(table, "dots-fp", None)
+    fps = []
+    for budget in (16, 40, 16):
+        register_suite(Suite("dots_fp", tasks=list(DOTS.tasks()), scorer=SpecRewardScorer(),
+                             family="dots-fp", token_budget=budget), replace=True)
+        env = make_env("dots_fp")
+        fps.append(run_fingerprint(env, OpenAICompatiblePolicy("m", fit_context=False)))
+        env.close()
+    assert fps[0] == fps[2] and fps[0] != fps[1]
+    assert fps[0]["token_budget"] == {"protocol": 16}
+    # a --max-tokens ceiling still records the ceiling, as before
+    assert run_fingerprint(make_env("dots_fp"), OpenAICompatiblePolicy("m", max_tokens=8,
+                                                                       fit_context=False))["token_budget"] == 8

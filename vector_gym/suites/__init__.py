@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import numbers
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -136,7 +137,7 @@ class Suite:
     templates : mapping, optional
         ``{"svg": ChatTemplate, "patch": ChatTemplate}``; default Vector-Bench's.
     token_budget : int or callable, optional
-        Fixed output budget in tokens, or ``budget(observation) -> int``; default the
+        Fixed output budget in tokens (int >= 1), or ``budget(observation) -> int >= 1``; default the
         input-adaptive rule ``max(8192, len(svg) // 2 + 2048)`` (protocols.md).
     summary : {"spec", "raster-v2", "raster-v1"}
         Which summary table :meth:`summarize` builds (default ``"spec"``).
@@ -152,7 +153,8 @@ class Suite:
     Raises
     ------
     ConfigError
-        Empty name, or a scorer without ``score_many``.
+        Empty name, a scorer without ``score_many``, or a fixed ``token_budget`` that is not an
+        int >= 1.
     """
 
     summary: str = "spec"
@@ -182,6 +184,13 @@ class Suite:
         if scorer is not None and not callable(getattr(scorer, "score_many", None)):
             raise ConfigError(
                 f"scorer: expected an object with score_many(tasks, responses), got {type(scorer).__name__}"
+            )
+        if token_budget is not None and not callable(token_budget) and (
+            isinstance(token_budget, bool) or not isinstance(token_budget, int) or token_budget < 1
+        ):
+            raise ConfigError(
+                f"suite {name!r}: token_budget: expected an int >= 1 or a callable "
+                f"budget(observation) -> int, got {token_budget!r}"
             )
         if summary is not None and summary not in ("spec", "raster-v2", "raster-v1"):
             raise ConfigError(f"summary: expected 'spec', 'raster-v2' or 'raster-v1', got {summary!r}")
@@ -447,14 +456,27 @@ class Suite:
         return out
 
     def token_budget(self, observation: Mapping[str, Any], ceiling: int | None = None) -> int:
-        """Output token budget for one observation (tokens >= 1), at most ``ceiling``."""
+        """Output token budget for one observation (tokens >= 1), at most ``ceiling``.
+
+        Raises
+        ------
+        ConfigError
+            ``ceiling`` < 1, or the suite's budget rule returned something other than an
+            int >= 1 (the message names the suite).
+        """
         if ceiling is not None and int(ceiling) < 1:
             raise ConfigError(f"ceiling: expected >= 1 or None, got {ceiling}")
         b = self._token_budget
         if isinstance(b, int):
             budget = b
         elif callable(b):
-            budget = int(b(observation))
+            value = b(observation)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+                raise ConfigError(
+                    f"suite {self.name!r}: its token budget rule returned {value!r}; "
+                    "expected an int >= 1 (output tokens)"
+                )
+            budget = int(value)
         else:  # the input-adaptive rule (protocols.md, Vector-Bench's public runner)
             from vector_gym.policies.templates import BUDGET_BASE_TOKENS, BUDGET_FLOOR_TOKENS
 

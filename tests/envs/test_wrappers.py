@@ -123,3 +123,20 @@ def test_step_methods_are_short_docstring_included(cls):
     # A skeptical reading of issue 9's "under 40 lines": the whole method, def to last line.
     fn = cls.step if cls is not ImageObservation else cls.observation
     assert len(inspect.getsource(fn).splitlines()) < 40, cls.__name__
+
+
+@pytest.mark.parametrize("size", [(224.5, 3), ("224", "224"), (True, 8), (8.0, 8)])
+def test_an_image_size_that_is_not_two_ints_is_refused_not_truncated(size):
+    # (224.5, 3) rendered a 224x3 image and ("224", "224") a 224x224 one: int() truncated and
+    # parsed what the docstrings call "two ints" (the wrapper, render_many and the TRL image
+    # column all did).
+    from vector_gym.integrations.vision import render_svgs
+    from vector_gym.render import render_many
+
+    with pytest.raises(ConfigError, match=r"render_observation: expected \(H, W\) ints"):
+        make_env("vector_bench", render_observation=size)
+    with pytest.raises(ConfigError, match=r"size: expected \(H, W\) ints"):
+        render_many(["<svg/>"], size=size, processes=0)
+    with pytest.raises(ConfigError, match=r"size: expected \(H, W\) ints"):
+        render_svgs(["<svg/>"], size=size)
+    assert make_env("vector_bench", render_observation=(np.int64(6), 5)).get_wrapper_attr("size") == (6, 5)

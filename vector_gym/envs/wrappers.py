@@ -173,12 +173,9 @@ class ImageObservation(_Forward, gym.ObservationWrapper, RecordConstructorArgs):
     """
 
     def __init__(self, env: gym.Env, size: tuple[int, int] = (224, 224), backend: str = "skia") -> None:
-        try:
-            h, w = (int(v) for v in size)
-        except (TypeError, ValueError):
-            raise ConfigError(f"render_observation: expected (H, W) ints, got {size!r}") from None
-        if not (1 <= h <= 4096 and 1 <= w <= 4096):
-            raise ConfigError(f"render_observation: expected sides in 1..4096, got {size!r}")
+        from vector_gym.render.batch import _check_size
+
+        h, w = _check_size(size, "render_observation", 4096)
         RecordConstructorArgs.__init__(self, size=(h, w), backend=backend)
         gym.ObservationWrapper.__init__(self, env)
         self.size, self.backend = (h, w), backend

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from vector_gym.errors import ConfigError
 from vector_gym.policies.multimodal import multimodal_messages, png_data_uri
 from vector_gym.tasks.task import Task
 
@@ -21,13 +20,9 @@ __all__ = ["multimodal_messages", "png_data_uri", "render_sources", "render_svgs
 
 
 def _size(size: Any) -> tuple[int, int]:
-    try:
-        h, w = (int(v) for v in size)
-    except (TypeError, ValueError):
-        raise ConfigError(f"size: expected (H, W) ints, got {size!r}") from None
-    if not (1 <= h <= 4096 and 1 <= w <= 4096):
-        raise ConfigError(f"size: expected sides in 1..4096, got {size!r}")
-    return h, w
+    from vector_gym.render.batch import _check_size
+
+    return _check_size(size, "size", 4096)
 
 
 def render_svgs(svgs: Sequence[str], size: tuple[int, int] = (224, 224), backend: str = "skia") -> list[Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import os
 import threading
 from collections.abc import Sequence
@@ -105,13 +106,18 @@ def _background_rgb(background) -> tuple[int, int, int]:
     return (r, g, b)
 
 
-def _check_size(size) -> tuple[int, int]:
+def _check_size(size, name: str = "size", max_side: int = MAX_SIDE) -> tuple[int, int]:
+    """``(H, W)`` of two ints (Python or NumPy, not bool) in ``1..max_side``; a float or a
+    string is refused, not truncated or parsed. Raises ConfigError naming ``name``."""
     try:
-        h, w = (int(s) for s in size)
+        h, w = size
     except (TypeError, ValueError):
-        raise ConfigError(f"size: expected (H, W) ints, got {size!r}") from None
-    if not (1 <= h <= MAX_SIDE and 1 <= w <= MAX_SIDE):
-        raise ConfigError(f"size: expected 1 <= H, W <= {MAX_SIDE}, got {size!r}")
+        raise ConfigError(f"{name}: expected (H, W) ints, got {size!r}") from None
+    if not all(isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in (h, w)):
+        raise ConfigError(f"{name}: expected (H, W) ints, got {size!r}")
+    h, w = int(h), int(w)
+    if not (1 <= h <= max_side and 1 <= w <= max_side):
+        raise ConfigError(f"{name}: expected sides in 1..{max_side}, got {size!r}")
     return (h, w)
 
 

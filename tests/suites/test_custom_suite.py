@@ -199,3 +199,25 @@ def test_a_suites_own_budget_is_in_the_run_fingerprint(monkeypatch):
     # a --max-tokens ceiling still records the ceiling, as before
     assert run_fingerprint(make_env("dots_fp"), OpenAICompatiblePolicy("m", max_tokens=8,
                                                                        fit_context=False))["token_budget"] == 8
+
+
+def test_a_suites_budget_rule_that_raises_stops_eval_with_one_line(tmp_path, capsys, monkeypatch):
+    # A rule raising KeyError reached `vector-gym eval` as a traceback (a raising scorer was
+    # already one line naming the suite).
+    import vector_gym.suites as suites_pkg
+    from vector_gym.errors import ConfigError
+    from vector_gym.policies import templates as policy_templates
+
+    monkeypatch.setitem(suites_pkg._REGISTRY, "dots_raise", None)
+    for table in (policy_templates.BUDGETS, policy_templates.TEMPLATES, policy_templates.PATCH_TEMPLATES):
+        monkeypatch.setitem(table, "dots-raise", None)
+    suite = register_suite(Suite("dots_raise", tasks=list(DOTS.tasks()), scorer=SpecRewardScorer(),
+                                 family="dots-raise", token_budget=lambda obs: obs["no_such_key"]),
+                           replace=True)
+    with pytest.raises(ConfigError, match=r"suite 'dots_raise': its token budget rule raised KeyError"):
+        suite.token_budget({"svg": "<svg/>"})
+    # what every model policy asks (eval prints a ConfigError as one line)
+    from vector_gym.policies.templates import default_max_tokens
+
+    with pytest.raises(ConfigError, match=r"suite 'dots_raise'"):
+        default_max_tokens({"family": "dots-raise", "svg": "<svg/>"})

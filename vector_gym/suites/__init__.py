@@ -461,8 +461,8 @@ class Suite:
         Raises
         ------
         ConfigError
-            ``ceiling`` < 1, or the suite's budget rule returned something other than an
-            int >= 1 (the message names the suite).
+            ``ceiling`` < 1, or the suite's budget rule raised or returned something other
+            than an int >= 1 (the message names the suite; the rule's error is the cause).
         """
         if ceiling is not None and int(ceiling) < 1:
             raise ConfigError(f"ceiling: expected >= 1 or None, got {ceiling}")
@@ -470,7 +470,14 @@ class Suite:
         if isinstance(b, int):
             budget = b
         elif callable(b):
-            value = b(observation)
+            try:
+                value = b(observation)
+            except VectorGymError:
+                raise
+            except Exception as exc:  # a bug in the suite's rule, not in the observation
+                raise ConfigError(
+                    f"suite {self.name!r}: its token budget rule raised {type(exc).__name__}: {exc}"
+                ) from exc
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
                 raise ConfigError(
                     f"suite {self.name!r}: its token budget rule returned {value!r}; "

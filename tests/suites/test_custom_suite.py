@@ -221,3 +221,32 @@ def test_a_suites_budget_rule_that_raises_stops_eval_with_one_line(tmp_path, cap
 
     with pytest.raises(ConfigError, match=r"suite 'dots_raise'"):
         default_max_tokens({"family": "dots-raise", "svg": "<svg/>"})
+
+
+class _NotReports:
+    """A user's scorer that returns plain values instead of reports (no ``to_dict``)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def score_many(self, tasks, responses):
+        return [self.value for _ in tasks]
+
+
+@pytest.mark.parametrize("value", [None, {"reward": 1.0}, "ok"])
+def test_a_custom_scorer_returning_no_reports_stops_eval_with_one_line(value, tmp_path, capsys, monkeypatch):
+    # [None, None] from score_many reached the run writer as an AttributeError traceback
+    # ('NoneType' object has no attribute 'to_dict'); a wrong count was already one line.
+    import vector_gym.suites as suites_pkg
+
+    monkeypatch.setitem(suites_pkg._REGISTRY, "plain_dots", None)
+    register_suite(Suite("plain_dots", tasks=list(DOTS.tasks()), scorer=_NotReports(value), family="dots"),
+                   replace=True)
+    out = tmp_path / "run.jsonl"
+    argv = ["eval", "--suite", "plain_dots", "--policy", "oracle", "--out", str(out), "--no-progress", "--json"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "suite 'plain_dots'" in err and "_NotReports.score_many" in err
+    assert f"got {type(value).__name__}" in err and "to_dict" in err
+    assert not out.exists() or out.read_text().strip() == ""

@@ -357,7 +357,8 @@ class Suite:
             ``len(tasks) != len(responses)``.
         ScorerError
             The scorer raised something other than a :class:`~vector_gym.errors.VectorGymError`
-            (chained as ``__cause__``), or returned another number of reports than tasks.
+            (chained as ``__cause__``), returned another number of reports than tasks, or
+            returned something that is not a :class:`Report` (no ``to_dict()``).
         """
         tasks, responses = list(tasks), list(responses)
         if len(tasks) != len(responses):
@@ -377,6 +378,12 @@ class Suite:
             raise ScorerError(f"{where} raised {type(exc).__name__}: {exc}") from exc
         if len(reports) != len(tasks):
             raise ScorerError(f"{where}: expected {len(tasks)} reports, got {len(reports)}")
+        for r in reports:  # the run file, the env's info and rescore read report.to_dict()
+            if not callable(getattr(r, "to_dict", None)):
+                raise ScorerError(
+                    f"{where}: expected reports with to_dict() (vector_gym.suites.Report), "
+                    f"got {type(r).__name__}"
+                )
         return reports
 
     def check_tasks(self, tasks: Sequence[Task]) -> None:

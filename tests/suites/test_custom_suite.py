@@ -163,6 +163,10 @@ def test_a_suites_fixed_budget_that_is_not_a_positive_int_is_refused_at_construc
 
     with pytest.raises(ConfigError, match=r"suite 'bad_budget'.*token_budget"):
         Suite("bad_budget", tasks=list(DOTS.tasks()), scorer=SpecRewardScorer(), token_budget=budget)
+    import numpy as np
+
+    ok = Suite("np_budget", tasks=list(DOTS.tasks()), scorer=SpecRewardScorer(), token_budget=np.int64(300))
+    assert ok.token_budget({"svg": "x" * 50_000}) == 300  # a NumPy int is a fixed budget too
 
 
 @pytest.mark.parametrize("value", ["abc", 0, -1, None, 2.5])

@@ -186,7 +186,7 @@ class Suite:
                 f"scorer: expected an object with score_many(tasks, responses), got {type(scorer).__name__}"
             )
         if token_budget is not None and not callable(token_budget) and (
-            isinstance(token_budget, bool) or not isinstance(token_budget, int) or token_budget < 1
+            isinstance(token_budget, bool) or not isinstance(token_budget, numbers.Integral) or token_budget < 1
         ):
             raise ConfigError(
                 f"suite {name!r}: token_budget: expected an int >= 1 or a callable "
@@ -208,7 +208,9 @@ class Suite:
         self._extract = extract
         self._reward = reward
         self._templates = dict(templates) if templates is not None else None
-        self._token_budget = token_budget
+        self._token_budget = (
+            int(token_budget) if isinstance(token_budget, numbers.Integral) else token_budget
+        )
         self._corpus: dict[str | None, list[Task]] = {}
         self._by_id: dict[str, Task] | None = None
         self._lock = threading.Lock()

@@ -158,6 +158,32 @@ _REWRITTEN = frozenset((_LINE, _S + "path", _S + "circle", _S + "ellipse"))  # r
 _DROPPED = frozenset((_S + "title", _S + "desc"))
 
 
+_NOT_DECIMAL = str.maketrans(dict.fromkeys("0123456789.\x00"))
+_two_dots = re.compile(r"\.[0-9]*\.").search
+
+
+def _simple_decimals(joined: str) -> bool:
+    """Whether NUL-joined values are all digits with at most one dot (``12``, ``0.5``, ``.5``, ``5.``).
+
+    A quick, sound part of the plain-number check (each such value is a plain number), made
+    of string methods instead of the regex's steps per character; False: use the regex.
+    """
+    padded = "\x00" + joined + "\x00"
+    return (
+        not joined.translate(_NOT_DECIMAL)
+        and "\x00\x00" not in padded  # an empty value
+        and "\x00.\x00" not in padded  # a lone dot
+        and _two_dots(joined) is None
+    )
+
+
+class _Mark:
+    """Where :func:`_scan` sends an attribute that is not a value to check."""
+
+
+_REWRITE, _STYLE, _OUTSIDE = _Mark(), _Mark(), _Mark()
+
+
 def _scan(root) -> tuple[list, dict] | None:
     """``(elements to rewrite, root attributes to move)`` when ``root`` is in the subset, else None."""
     if root.tag != _S + "svg" or root.prefix is not None:
@@ -179,17 +205,34 @@ def _scan(root) -> tuple[list, dict] | None:
     todo = []
     rects = []
     # Numbers and paints are checked together at the end, each kind by one regex over its
-    # values joined by NUL (which no XML 1.0 document can hold, even as a reference).
+    # values joined by NUL (which no XML 1.0 document can hold, even as a reference); the
+    # opacities and widths at the end too, each distinct value once. One dict look-up per
+    # attribute says where its value goes (None: kept as it is, unchecked).
     numbers: list[str] = []
     paints: list[str] = []
-    add_number = numbers.append
-    add_paint = paints.append
-    proven: set[tuple[str, str]] = set()  # other (name, value) pairs already checked
+    units: list[str] = []
+    positives: list[str] = []
+    route = dict.fromkeys(checks)
+    for k, kind in checks.items():
+        if kind == _NUMBER:
+            route[k] = numbers.append
+        elif kind == _PAINT:
+            route[k] = paints.append
+        elif kind == _UNIT:
+            route[k] = units.append
+        elif kind == _POSITIVE:
+            route[k] = positives.append
+        elif kind == _TRANSFORM:
+            route[k] = _REWRITE
+    route["style"] = _STYLE
+    route = route.get
+    tags, dropped, rewritten, rect = _TAGS, _DROPPED, _REWRITTEN, _RECT
+    rewrite_marks = (_REWRITE, _STYLE)
     it = root.iterdescendants()
     for el in it:
         tag = el.tag
-        if tag not in _TAGS:
-            if tag in _DROPPED:
+        if tag not in tags:
+            if tag in dropped:
                 todo.append(el)
                 for _ in el.iterdescendants():  # skipped with it (it is removed)
                     next(it)
@@ -197,34 +240,33 @@ def _scan(root) -> tuple[list, dict] | None:
             return None
         if el.prefix is not None:
             return None
-        rewrite = tag in _REWRITTEN
-        for kv in el.items():
-            k, v = kv
-            kind = checks.get(k)
-            if kind == _NUMBER:
-                add_number(v)
-            elif kind == _ANY:
+        rewrite = tag in rewritten
+        for k, v in el.items():
+            to = route(k, _OUTSIDE)
+            if to is None:
                 continue
-            elif kind == _PAINT:
-                add_paint(v)
-            elif kind == _TRANSFORM:
-                rewrite = True
-            elif k == "style":
-                if _style_declarations(v) is None:
+            if to.__class__ is _Mark:
+                if to is _OUTSIDE:
+                    return None
+                if to is _STYLE and _style_declarations(v) is None:
                     return None
                 rewrite = True
-            elif kv not in proven:
-                if not _value_ok(kind, v):
-                    return None
-                proven.add(kv)
+            else:
+                to(v)
         if rewrite:
             todo.append(el)
-        elif tag == _RECT:
+        elif tag == rect:
             rects.append(el)
-    if numbers and _NUMBERS("\x00".join(numbers)) is None:
-        return None
+    if numbers:
+        joined = "\x00".join(numbers)
+        if not _simple_decimals(joined) and _NUMBERS(joined) is None:
+            return None
     if paints and _PAINTS("\x00".join(paints)) is None:
         return None
+    for kind, values in ((_UNIT, units), (_POSITIVE, positives)):
+        for v in set(values):
+            if not _value_ok(kind, v):
+                return None
     for el in rects:
         if not (float(el.get("width", "0")) > 0 and float(el.get("height", "0")) > 0):
             todo.append(el)  # removed: a rect of zero or negative size draws nothing

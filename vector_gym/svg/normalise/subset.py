@@ -185,7 +185,10 @@ _REWRITE, _STYLE, _OUTSIDE = _Mark(), _Mark(), _Mark()
 
 
 def _scan(root) -> tuple[list, dict] | None:
-    """``(elements to rewrite, root attributes to move)`` when ``root`` is in the subset, else None."""
+    """``(elements to rewrite, root attributes to move)`` when ``root`` is in the subset, else None.
+
+    Each element to rewrite comes as ``(element, element.items())`` (None for a title or desc).
+    """
     if root.tag != _S + "svg" or root.prefix is not None:
         return None
     checks = _ATTR_CHECKS
@@ -227,13 +230,12 @@ def _scan(root) -> tuple[list, dict] | None:
     route["style"] = _STYLE
     route = route.get
     tags, dropped, rewritten, rect = _TAGS, _DROPPED, _REWRITTEN, _RECT
-    rewrite_marks = (_REWRITE, _STYLE)
     it = root.iterdescendants()
     for el in it:
         tag = el.tag
         if tag not in tags:
             if tag in dropped:
-                todo.append(el)
+                todo.append((el, None))
                 for _ in el.iterdescendants():  # skipped with it (it is removed)
                     next(it)
                 continue
@@ -241,7 +243,8 @@ def _scan(root) -> tuple[list, dict] | None:
         if el.prefix is not None:
             return None
         rewrite = tag in rewritten
-        for k, v in el.items():
+        items = el.items()
+        for k, v in items:
             to = route(k, _OUTSIDE)
             if to is None:
                 continue
@@ -254,9 +257,9 @@ def _scan(root) -> tuple[list, dict] | None:
             else:
                 to(v)
         if rewrite:
-            todo.append(el)
+            todo.append((el, items))
         elif tag == rect:
-            rects.append(el)
+            rects.append((el, items))
     if numbers:
         joined = "\x00".join(numbers)
         if not _simple_decimals(joined) and _NUMBERS(joined) is None:
@@ -267,9 +270,10 @@ def _scan(root) -> tuple[list, dict] | None:
         for v in set(values):
             if not _value_ok(kind, v):
                 return None
-    for el in rects:
-        if not (float(el.get("width", "0")) > 0 and float(el.get("height", "0")) > 0):
-            todo.append(el)  # removed: a rect of zero or negative size draws nothing
+    for el, items in rects:
+        attrib = dict(items)
+        if not (float(attrib.get("width", "0")) > 0 and float(attrib.get("height", "0")) > 0):
+            todo.append((el, items))  # removed: a rect of zero or negative size draws nothing
     return todo, moved
 
 
@@ -389,12 +393,12 @@ def lower_skia_subset(root, size: tuple[int, int]) -> bool:
     if found is None:
         return False
     todo, moved = found
-    for el in todo:
+    for el, items in todo:  # items: el.items() as _scan read them (unchanged since)
         tag = el.tag
         if tag in _DROPPED:
             el.getparent().remove(el)
             continue
-        old = dict(el.items())
+        old = dict(items)
         if "style" not in old and "transform" not in old:  # the common cases, in place
             if tag in _ROUND:
                 if not _round_to_path(el, tag, old):

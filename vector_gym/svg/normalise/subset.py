@@ -177,11 +177,12 @@ def _simple_decimals(joined: str) -> bool:
     )
 
 
-class _Mark:
-    """Where :func:`_scan` sends an attribute that is not a value to check."""
+class _NotInSubset(Exception):
+    """Raised inside :func:`_scan` by an attribute outside the subset."""
 
 
-_REWRITE, _STYLE, _OUTSIDE = _Mark(), _Mark(), _Mark()
+def _outside(v: str) -> None:
+    raise _NotInSubset
 
 
 def _scan(root) -> tuple[list, dict] | None:
@@ -210,11 +211,19 @@ def _scan(root) -> tuple[list, dict] | None:
     # Numbers and paints are checked together at the end, each kind by one regex over its
     # values joined by NUL (which no XML 1.0 document can hold, even as a reference); the
     # opacities and widths at the end too, each distinct value once. One dict look-up per
-    # attribute says where its value goes (None: kept as it is, unchecked).
+    # attribute says where its value goes (None: kept as it is, unchecked; a transform or a
+    # valid style goes to ``marked``, the element is rewritten; anything else raises).
     numbers: list[str] = []
     paints: list[str] = []
     units: list[str] = []
     positives: list[str] = []
+    marked: list[str] = []
+
+    def style(v: str) -> None:
+        if _style_declarations(v) is None:
+            raise _NotInSubset
+        marked.append(v)
+
     route = dict.fromkeys(checks)
     for k, kind in checks.items():
         if kind == _NUMBER:
@@ -226,40 +235,37 @@ def _scan(root) -> tuple[list, dict] | None:
         elif kind == _POSITIVE:
             route[k] = positives.append
         elif kind == _TRANSFORM:
-            route[k] = _REWRITE
-    route["style"] = _STYLE
+            route[k] = marked.append
+    route["style"] = style
     route = route.get
     tags, dropped, rewritten, rect = _TAGS, _DROPPED, _REWRITTEN, _RECT
     it = root.iterdescendants()
-    for el in it:
-        tag = el.tag
-        if tag not in tags:
-            if tag in dropped:
-                todo.append((el, None))
-                for _ in el.iterdescendants():  # skipped with it (it is removed)
-                    next(it)
-                continue
-            return None
-        if el.prefix is not None:
-            return None
-        rewrite = tag in rewritten
-        items = el.items()
-        for k, v in items:
-            to = route(k, _OUTSIDE)
-            if to is None:
-                continue
-            if to.__class__ is _Mark:
-                if to is _OUTSIDE:
-                    return None
-                if to is _STYLE and _style_declarations(v) is None:
-                    return None
-                rewrite = True
-            else:
-                to(v)
-        if rewrite:
-            todo.append((el, items))
-        elif tag == rect:
-            rects.append((el, items))
+    try:
+        for el in it:
+            tag = el.tag
+            if tag not in tags:
+                if tag in dropped:
+                    todo.append((el, None))
+                    for _ in el.iterdescendants():  # skipped with it (it is removed)
+                        next(it)
+                    continue
+                return None
+            if el.prefix is not None:
+                return None
+            items = el.items()
+            for k, v in items:
+                to = route(k, _outside)
+                if to is not None:
+                    to(v)
+            if marked:
+                marked.clear()
+                todo.append((el, items))
+            elif tag in rewritten:
+                todo.append((el, items))
+            elif tag == rect:
+                rects.append((el, items))
+    except _NotInSubset:
+        return None
     if numbers:
         joined = "\x00".join(numbers)
         if not _simple_decimals(joined) and _NUMBERS(joined) is None:

@@ -1,58 +1,67 @@
-"""The subset scan's batched value checks: one regex per kind must refuse what a per-value check refuses."""
-
-from __future__ import annotations
+"""The subset scan's quick checks agree with the per-value rules they stand in for."""
 
 import pytest
 
-from vector_gym.render.precheck import check_tree
-from vector_gym.svg.normalise import simplify_tree, to_svg_bytes
-from vector_gym.svg.normalise.subset import lower_skia_subset, skia_subset
+from vector_gym.svg.normalise.subset import _plain, _simple_decimals, skia_subset
 from vector_gym.svg.parse import parse_svg
 
-NS = 'xmlns="http://www.w3.org/2000/svg"'
+VALUES = [
+    "",
+    ".",
+    "..",
+    "0",
+    "7",
+    "00",
+    "1.",
+    ".5",
+    "5.",
+    "12.75",
+    "1.2.3",
+    "1..2",
+    "1e3",
+    "+1",
+    "-1",
+    " 1",
+    "1 ",
+    "\u0661",
+    "1x",
+]
 
 
-def _svg(body: str) -> str:
-    return f'<svg {NS} viewBox="0 0 10 10">{body}</svg>'
+@pytest.mark.parametrize("value", VALUES)
+def test_simple_decimals_only_accepts_plain_numbers(value):
+    # Sound: a value it accepts is a plain number; the regex decides the rest.
+    if _simple_decimals(value):
+        assert _plain(value) is not None
+    assert _simple_decimals("\x00".join(["3", value, "4.5"])) == _simple_decimals(value)
+
+
+def test_simple_decimals_values():
+    assert [v for v in VALUES if _simple_decimals(v)] == ["0", "7", "00", "1.", ".5", "5.", "12.75"]
+
+
+def _doc(attrs: str) -> str:
+    return f'<svg xmlns="http://www.w3.org/2000/svg"><rect width="2" height="1" {attrs}/></svg>'
 
 
 @pytest.mark.parametrize(
-    "body",
+    "attrs, inside",
     [
-        '<rect x="1&#10;2" width="2" height="2"/>',  # a newline made by a reference
-        '<rect x="1" y="" width="2" height="2"/>',  # an empty number among good ones
-        '<rect width="2" height="2" fill="#fff&#10;#000"/>',
-        '<rect width="2" height="2" fill="#fff" stroke=""/>',
-        '<circle cx="1" cy="1 " r="2"/>',
-        '<rect width="2px" height="2"/>',
+        ('x="1.5" y="2"', True),
+        ('x="1e3"', True),  # a plain number the quick check leaves to the regex
+        ('x="1.2.3"', False),
+        ('x="."', False),
+        ('x=""', False),
+        ('x="5px"', False),
+        ('opacity="1.0" fill-opacity=".25"', True),
+        ('opacity="1.01"', False),
+        ('stroke-width="0.5"', True),
+        ('stroke-width="0.0"', False),
+        ('style="fill:#fff"', True),
+        ('style="fill:url(#a)"', False),
+        ('transform="rotate(5)"', True),
+        ('foo="1"', False),
     ],
 )
-def test_a_bad_value_among_good_ones_leaves_the_subset(body):
-    assert not skia_subset(parse_svg(_svg(body)))
-
-
-def test_a_rect_of_unproven_size_is_not_read_before_its_numbers_are_checked():
-    # width is not a number: the scan must refuse it, not fail on float("abc")
-    assert not skia_subset(parse_svg(_svg('<rect width="abc" height="2"/><rect width="0" height="1"/>')))
-
-
-@pytest.mark.parametrize(
-    "body",
-    [
-        '<rect width="0" height="2"/><rect x="1" width="2" height="2" fill="#f00"/>',
-        '<line x1="0" y1="0" x2="5" y2="5" stroke="#000" fill-opacity="0.5" fill="#f00"/>',
-        '<ellipse cx="5" cy="5" ry="2" fill="#00f"/><circle cx="2.5" cy="1e0" r="1.25"/>',
-        '<circle r="0"/><ellipse cx="1" rx="-1" ry="2"/><ellipse cx="1"/>',
-    ],
-)
-def test_the_in_place_rewrites_write_what_the_full_normaliser_writes(body):
-    fast = check_tree(_svg(body))
-    assert lower_skia_subset(fast, (16, 16))
-    full = check_tree(_svg(body))
-    simplify_tree(full, size=(16, 16))
-    # the same elements and path data (the full normaliser also spells out every paint)
-    assert [(e.tag, e.get("d")) for e in fast.iter()] == [(e.tag, e.get("d")) for e in full.iter()]
-    for e in fast.iter("{*}line"):
-        assert (e.get("fill"), e.get("fill-opacity")) == ("none", None)
-        assert list(e.keys()) == ["x1", "y1", "x2", "y2", "stroke", "fill"]
-    assert b"<circle" not in to_svg_bytes(fast) and b"<ellipse" not in to_svg_bytes(fast)
+def test_scan_decisions(attrs, inside):
+    assert skia_subset(parse_svg(_doc(attrs))) is inside

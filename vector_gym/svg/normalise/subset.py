@@ -158,8 +158,38 @@ _REWRITTEN = frozenset((_LINE, _S + "path", _S + "circle", _S + "ellipse"))  # r
 _DROPPED = frozenset((_S + "title", _S + "desc"))
 
 
+_NOT_DECIMAL = str.maketrans(dict.fromkeys("0123456789.\x00"))
+_two_dots = re.compile(r"\.[0-9]*\.").search
+
+
+def _simple_decimals(joined: str) -> bool:
+    """Whether NUL-joined values are all digits with at most one dot (``12``, ``0.5``, ``.5``, ``5.``).
+
+    A quick, sound part of the plain-number check (each such value is a plain number), made
+    of string methods instead of the regex's steps per character; False: use the regex.
+    """
+    padded = "\x00" + joined + "\x00"
+    return (
+        not joined.translate(_NOT_DECIMAL)
+        and "\x00\x00" not in padded  # an empty value
+        and "\x00.\x00" not in padded  # a lone dot
+        and _two_dots(joined) is None
+    )
+
+
+class _NotInSubset(Exception):
+    """Raised inside :func:`_scan` by an attribute outside the subset."""
+
+
+def _outside(v: str) -> None:
+    raise _NotInSubset
+
+
 def _scan(root) -> tuple[list, dict] | None:
-    """``(elements to rewrite, root attributes to move)`` when ``root`` is in the subset, else None."""
+    """``(elements to rewrite, root attributes to move)`` when ``root`` is in the subset, else None.
+
+    Each element to rewrite comes as ``(element, element.items())`` (None for a title or desc).
+    """
     if root.tag != _S + "svg" or root.prefix is not None:
         return None
     checks = _ATTR_CHECKS
@@ -179,55 +209,77 @@ def _scan(root) -> tuple[list, dict] | None:
     todo = []
     rects = []
     # Numbers and paints are checked together at the end, each kind by one regex over its
-    # values joined by NUL (which no XML 1.0 document can hold, even as a reference).
+    # values joined by NUL (which no XML 1.0 document can hold, even as a reference); the
+    # opacities and widths at the end too, each distinct value once. One dict look-up per
+    # attribute says where its value goes (None: kept as it is, unchecked; a transform or a
+    # valid style goes to ``marked``, the element is rewritten; anything else raises).
     numbers: list[str] = []
     paints: list[str] = []
-    add_number = numbers.append
-    add_paint = paints.append
-    proven: set[tuple[str, str]] = set()  # other (name, value) pairs already checked
+    units: list[str] = []
+    positives: list[str] = []
+    marked: list[str] = []
+
+    def style(v: str) -> None:
+        if _style_declarations(v) is None:
+            raise _NotInSubset
+        marked.append(v)
+
+    route = dict.fromkeys(checks)
+    for k, kind in checks.items():
+        if kind == _NUMBER:
+            route[k] = numbers.append
+        elif kind == _PAINT:
+            route[k] = paints.append
+        elif kind == _UNIT:
+            route[k] = units.append
+        elif kind == _POSITIVE:
+            route[k] = positives.append
+        elif kind == _TRANSFORM:
+            route[k] = marked.append
+    route["style"] = style
+    route = route.get
+    tags, dropped, rewritten, rect = _TAGS, _DROPPED, _REWRITTEN, _RECT
     it = root.iterdescendants()
-    for el in it:
-        tag = el.tag
-        if tag not in _TAGS:
-            if tag in _DROPPED:
-                todo.append(el)
-                for _ in el.iterdescendants():  # skipped with it (it is removed)
-                    next(it)
-                continue
-            return None
-        if el.prefix is not None:
-            return None
-        rewrite = tag in _REWRITTEN
-        for kv in el.items():
-            k, v = kv
-            kind = checks.get(k)
-            if kind == _NUMBER:
-                add_number(v)
-            elif kind == _ANY:
-                continue
-            elif kind == _PAINT:
-                add_paint(v)
-            elif kind == _TRANSFORM:
-                rewrite = True
-            elif k == "style":
-                if _style_declarations(v) is None:
-                    return None
-                rewrite = True
-            elif kv not in proven:
-                if not _value_ok(kind, v):
-                    return None
-                proven.add(kv)
-        if rewrite:
-            todo.append(el)
-        elif tag == _RECT:
-            rects.append(el)
-    if numbers and _NUMBERS("\x00".join(numbers)) is None:
+    try:
+        for el in it:
+            tag = el.tag
+            if tag not in tags:
+                if tag in dropped:
+                    todo.append((el, None))
+                    for _ in el.iterdescendants():  # skipped with it (it is removed)
+                        next(it)
+                    continue
+                return None
+            if el.prefix is not None:
+                return None
+            items = el.items()
+            for k, v in items:
+                to = route(k, _outside)
+                if to is not None:
+                    to(v)
+            if marked:
+                marked.clear()
+                todo.append((el, items))
+            elif tag in rewritten:
+                todo.append((el, items))
+            elif tag == rect:
+                rects.append((el, items))
+    except _NotInSubset:
         return None
+    if numbers:
+        joined = "\x00".join(numbers)
+        if not _simple_decimals(joined) and _NUMBERS(joined) is None:
+            return None
     if paints and _PAINTS("\x00".join(paints)) is None:
         return None
-    for el in rects:
-        if not (float(el.get("width", "0")) > 0 and float(el.get("height", "0")) > 0):
-            todo.append(el)  # removed: a rect of zero or negative size draws nothing
+    for kind, values in ((_UNIT, units), (_POSITIVE, positives)):
+        for v in set(values):
+            if not _value_ok(kind, v):
+                return None
+    for el, items in rects:
+        attrib = dict(items)
+        if not (float(attrib.get("width", "0")) > 0 and float(attrib.get("height", "0")) > 0):
+            todo.append((el, items))  # removed: a rect of zero or negative size draws nothing
     return todo, moved
 
 
@@ -347,12 +399,12 @@ def lower_skia_subset(root, size: tuple[int, int]) -> bool:
     if found is None:
         return False
     todo, moved = found
-    for el in todo:
+    for el, items in todo:  # items: el.items() as _scan read them (unchanged since)
         tag = el.tag
         if tag in _DROPPED:
             el.getparent().remove(el)
             continue
-        old = dict(el.items())
+        old = dict(items)
         if "style" not in old and "transform" not in old:  # the common cases, in place
             if tag in _ROUND:
                 if not _round_to_path(el, tag, old):

@@ -474,3 +474,53 @@ def test_library_and_cli_runs_share_a_fingerprint_and_parity_is_part_of_it(capsy
     code, _, err = run_cli(capsys, ["eval", "--policy", "identity", "--out", str(out), "--parity", "--no-progress"])
     assert code == 1 and "suite_options.parity: false -> true" in err
     assert issubclass(RunMismatchError, ConfigError)
+
+
+def _hold_lock(path, seconds):
+    """A child process holding the run file's exclusive lock for ``seconds`` (as a repairing
+    reader does for the moment of its read, or a second writer for its whole run)."""
+    code = textwrap.dedent(f"""
+        import fcntl, os, sys, time
+        fd = os.open({str(path)!r}, os.O_RDWR)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        sys.stdout.write("locked\\n"); sys.stdout.flush()
+        time.sleep({seconds})
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "locked"
+    return proc
+
+
+def test_a_writer_waits_out_a_repairing_readers_brief_lock(tmp_path):
+    """A reader repairing a torn tail holds the lock for milliseconds: a writer opening the file
+    at that moment waits for it instead of refusing as if a second writer were running."""
+    from vector_gym.runfile import RunWriter
+
+    out = tmp_path / "run.jsonl"
+    out.write_bytes(b"")
+    holder = _hold_lock(out, 0.3)
+    try:
+        t0 = time.monotonic()
+        with RunWriter(out) as w:
+            w.append({"env": "e", "task_id": "t0", "policy": "p", "sample_index": 0})
+        assert time.monotonic() - t0 >= 0.1  # it did wait for the lock
+    finally:
+        holder.kill()
+        holder.wait()
+    assert [r["task_id"] for r in read_rows(out)] == ["t0"]
+
+
+def test_a_second_writer_is_still_refused(tmp_path):
+    from vector_gym.runfile import WRITER_LOCK_WAIT_S, RunLockedError, RunWriter
+
+    out = tmp_path / "run.jsonl"
+    out.write_bytes(b"")
+    holder = _hold_lock(out, 60)
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(RunLockedError, match="one writer per run file"):
+            RunWriter(out)
+        assert WRITER_LOCK_WAIT_S <= time.monotonic() - t0 < WRITER_LOCK_WAIT_S + 5
+    finally:
+        holder.kill()
+        holder.wait()

@@ -30,7 +30,8 @@ short hash (``vector-gym eval``), so a changed setting starts a new file on its 
 One writer, repairs under the lock
 ----------------------------------
 :class:`RunWriter` holds an exclusive advisory lock (``flock``) on the run file for as long
-as it is open; a second writer gets :class:`RunLockedError` at once. A write is one
+as it is open; a second writer gets :class:`RunLockedError` (after waiting up to
+:data:`WRITER_LOCK_WAIT_S` for the brief lock of a repairing reader). A write is one
 ``write(2)`` of a whole line followed by ``fsync`` (or, for a batch, one ``fsync`` after its
 rows: :meth:`RunWriter.sync`), so a process killed mid-write leaves at most one torn last
 line (no final newline). The torn line is cut away only under the lock:
@@ -70,6 +71,7 @@ import hashlib
 import json
 import math
 import os
+import time
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -89,6 +91,7 @@ __all__ = [
     "RunFileError",
     "RunInterrupted",
     "RunLockedError",
+    "WRITER_LOCK_WAIT_S",
     "RunMismatchError",
     "RunWriter",
     "action_format",
@@ -497,6 +500,21 @@ def _read_gzip(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+WRITER_LOCK_WAIT_S = 2.0
+"""Seconds a :class:`RunWriter` waits for the run lock before refusing: a reader repairing a
+torn tail (:func:`read_rows`) holds it only for its read, a second writer for its whole run."""
+
+
+def _lock_within(fd: int, seconds: float) -> bool:
+    """Take the exclusive run lock, polling every 10 ms for at most ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not _try_lock(fd):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def _try_lock(fd: int, exclusive: bool = True) -> bool:
     if fcntl is None:  # pragma: no cover
         return True
@@ -655,7 +673,8 @@ class RunWriter:
     Raises
     ------
     RunLockedError
-        Another process has the file open for writing.
+        Another process has the file open for writing (the lock stayed taken for
+        :data:`WRITER_LOCK_WAIT_S` seconds).
     RunFileError
         The file is not a run file, or is corrupt.
     RunMismatchError
@@ -687,7 +706,7 @@ class RunWriter:
                 )
         self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_APPEND)
         try:
-            if not _try_lock(self._fd):
+            if not _lock_within(self._fd, WRITER_LOCK_WAIT_S):
                 raise RunLockedError(
                     f"{self.path} is being written by another vector-gym process (one writer "
                     "per run file); wait for it to finish or pass another --out"

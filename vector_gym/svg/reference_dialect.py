@@ -68,6 +68,7 @@ __all__ = [
     "normalise_color",
     "is_number",
     "number_tokens",
+    "path_data_reads",
     "path_tokens",
     "normalise_transform",
     "style_pieces",
@@ -160,8 +161,12 @@ def normalise_number(text: str) -> str:
     return "-" + body if sign else body
 
 
-def _token_stream(value: str, commands: bool) -> list[str] | None:
-    """Scan a §4.3 token stream; ``None`` on failure. ``value`` is already folded."""
+def _token_stream(value: str, commands: bool, spell: bool = True) -> list[str] | None:
+    """Scan a §4.3 token stream; ``None`` on failure. ``value`` is already folded.
+
+    ``spell=False`` only checks the stream: numbers are kept as written, and respelled only
+    where respelling can raise (an exponent), so the verdict is the same as with ``spell``.
+    """
     tokens: list[str] = []
     pos = 0
     prev_number = False
@@ -180,12 +185,32 @@ def _token_stream(value: str, commands: bool) -> list[str] | None:
             tokens.append(m.group(2))
             prev_number = False
         else:
-            tokens.append(normalise_number(num))
+            if spell:
+                tokens.append(normalise_number(num))
+            else:
+                if "e" in num or "E" in num:
+                    normalise_number(num)
+                tokens.append(num)
             prev_number = True
         pos = m.end()
     if not tokens or sep(value, pos) is None:
         return None
     return tokens
+
+
+def path_data_reads(d: str) -> bool:
+    """``not is_invalid(normalise_attribute("d", d))`` without spelling out every number.
+
+    The same §4.3 token scan as the ``d`` normalisation (a single number, a blank value, or a
+    token stream that reads to its end); a number is respelled only where that can raise (an
+    exponent: ``Decimal`` of a huge one), so it raises where the normalisation does.
+    """
+    value = fold_ws(d)
+    if not value or _NUMBER_RE.fullmatch(value):
+        if value and ("e" in value or "E" in value):
+            normalise_number(value)
+        return True
+    return _token_stream(value, True, spell=False) is not None
 
 
 def number_tokens(value: str) -> list[str] | None:

@@ -402,39 +402,10 @@ def _structurally_valid(root: Any, valid_d: set[str] = frozenset()) -> bool:
 
 
 def _reference_valid_d(d: str) -> bool:
-    """``not is_invalid(normalise_attribute("d", d))`` without spelling out every number.
-
-    The same §4.3 token scan as :func:`vector_gym.svg.reference_dialect.normalise_attribute_reference`
-    for ``d`` (a single number, a blank value, or a token stream that reads to its end), but a
-    number is respelled only where that can raise (an exponent: ``Decimal`` of a huge one);
-    ``tests/tasks/test_repairgen_sources.py`` checks it against the full normalisation.
-    """
-    value = _rd.fold_ws(d)
-    if not value or _rd._NUMBER_RE.fullmatch(value):
-        if value and ("e" in value or "E" in value):
-            _rd.normalise_number(value)
-        return True
-    pos = 0
-    prev_number = False
-    sep = _rd._SEP_RE.fullmatch
-    any_token = False
-    for m in _rd._PATH_TOKEN_RE.finditer(value):
-        start = m.start()
-        num = m.group(1)
-        if start != pos:
-            if sep(value, pos, start) is None:
-                return False
-        elif prev_number and num is not None and num[0] not in "+-":
-            return False
-        if num is None:
-            prev_number = False
-        else:
-            if "e" in num or "E" in num:
-                _rd.normalise_number(num)
-            prev_number = True
-        any_token = True
-        pos = m.end()
-    return any_token and sep(value, pos) is not None
+    """Whether the reference reading of path data ``d`` reads it (no invalid token): the check
+    of :func:`vector_gym.svg.reference_dialect.path_data_reads`; ``tests/tasks/
+    test_repairgen_sources.py`` checks it against the full normalisation."""
+    return _rd.path_data_reads(d)
 
 
 @lru_cache(maxsize=4096)

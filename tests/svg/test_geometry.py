@@ -222,3 +222,112 @@ def test_hostile_huge_cubic_is_bounded_in_memory():
         tracemalloc.stop()
     assert peak < 100e6, peak  # ~220 MB with the previous cap of 1 << 20
     assert samples_for("M0 0 C20000 0 -20000 20000 0 20000") is not None
+
+
+def _random_path(rng: random.Random, scale: float, segments: int) -> str:
+    def num():
+        return f"{rng.uniform(-scale, scale):.{rng.choice([0, 1, 3, 6])}f}"
+
+    parts = [f"M{num()} {num()}"]
+    for _ in range(segments):
+        c = rng.choice("LHVCSQTAZlcsqa")
+        if c in "Aa":
+            r = f"{abs(float(num()))} {abs(float(num()))} {num()} {rng.randint(0, 1)} {rng.randint(0, 1)}"
+            parts.append(f"{c}{r} {num()} {num()}")
+        else:
+            n = {"L": 2, "H": 1, "V": 1, "C": 6, "S": 4, "Q": 4, "T": 2, "Z": 0}[c.upper()]
+            parts.append(c + " ".join(num() for _ in range(n)))
+    return " ".join(parts)
+
+
+def _points_arrays(path, seg, t):
+    """segment_points as written before the (m, 2) column-pair form: one coordinate at a time."""
+    out = np.empty((seg.shape[0], 2))
+    kinds = path.kinds[seg]
+    for kind in sorted(set(kinds.tolist())):
+        sel = kinds == kind
+        p, tt = path.params[seg[sel]], t[sel]
+        u = 1 - tt
+        if kind in (0, 5):
+            xy = (p[:, 0], p[:, 1])
+        elif kind == 1:
+            xy = (p[:, 0] + (p[:, 2] - p[:, 0]) * tt, p[:, 1] + (p[:, 3] - p[:, 1]) * tt)
+        elif kind == 2:
+            a, b, c = u * u, 2 * u * tt, tt * tt
+            xy = (a * p[:, 0] + b * p[:, 4] + c * p[:, 2], a * p[:, 1] + b * p[:, 5] + c * p[:, 3])
+        elif kind == 3:
+            uu, t2 = u * u, tt * tt
+            a, b, c, d = uu * u, 3 * uu * tt, 3 * u * t2, t2 * tt
+            xy = tuple(a * p[:, i] + b * p[:, i + 4] + c * p[:, i + 6] + d * p[:, i + 2] for i in (0, 1))
+        else:
+            xy = G._arc_xy(p, tt).T
+        out[sel, 0], out[sel, 1] = xy
+    return out
+
+
+def _sample_path_arrays(path, method):
+    """sample_path as written with array bookkeeping (np.where branches), for the bit test."""
+    lengths, gave_up = G._lengths_large(path, method)
+    if gave_up:
+        return None
+    n = len(path.kinds)
+    total = 0.0
+    for v in lengths.tolist():
+        total += v
+    seg = np.empty(G.N_SAMPLES, dtype=np.intp)
+    loc = np.zeros(G.N_SAMPLES)
+    seg[0] = 1 if (path.kinds[0] == 0 and n >= 2) else 0
+    seg[-1] = n - 1
+    loc[-1] = 1.0
+    if total == 0:
+        seg[1:-1] = 0
+    else:
+        fr, acc = [], 0.0
+        for v in lengths.tolist():
+            acc += v / total
+            fr.append(acc)
+        inner = np.arange(G.N_SAMPLES)[1:-1] / 128.0
+        if all(math.isfinite(f) for f in fr):
+            idx = np.searchsorted(np.array(fr), inner, side="right")
+        else:
+            import bisect
+
+            idx = np.array([bisect.bisect_right(fr, q) for q in inner.tolist()], dtype=np.intp)
+        if (idx >= n).any():
+            return None
+        f = np.array(fr)
+        prev = np.where(idx > 0, f[np.maximum(idx - 1, 0)], 0.0)
+        loc[1:-1] = np.where(idx == 0, inner / f[idx], (inner - prev) / (f[idx] - prev))
+        seg[1:-1] = idx
+    return _points_arrays(path, seg, loc)
+
+
+@pytest.mark.parametrize("method", ["gauss", "refine"])
+def test_short_path_lengths_and_samples_bit_identical_to_array_code(method):
+    # Paths of <= SMALL_PATH segments take the Python-bookkeeping route (_lengths_small, and
+    # _gauss_cubics_small for Gauss cubics); it must give the array code's exact bits, including
+    # curves that need more than the first panel comparison (large coordinates) and NaN/inf.
+    rng = random.Random(11)
+    texts = [_random_path(rng, rng.choice([1, 50, 300, 1e4, 1e7]), rng.randint(1, 14)) for _ in range(400)]
+    texts += ["M0 0 C1e300 1e300 -1e300 5 3 3", "M0 0 C0 0 0 0 0 0 Z"]
+    if method == "refine":
+        texts = texts[:60]  # REFINE is slow; the bookkeeping is what differs
+    fallback = 0
+    for d in texts:
+        p = parse_path_data(d)
+        assert 0 < len(p) <= G.SMALL_PATH
+        small, gave_small = G._lengths_small(p, method)
+        large, gave_large = G._lengths_large(p, method)
+        assert gave_small == gave_large
+        assert np.array(small).tobytes() == large.tobytes(), d
+        cubics = [p.params[i].tolist() for i in np.flatnonzero(p.kinds == 3)]
+        if method == "gauss" and cubics and G._gauss_cubics_small(cubics, [G.MAX_REFINE_NODES]) is None:
+            fallback += 1
+        a = sample_path(p, method)
+        with np.errstate(all="ignore"):
+            b = _sample_path_arrays(p, method)
+        assert (a is None) == (b is None), d
+        if a is not None:
+            assert a.tobytes() == b.tobytes(), d
+    if method == "gauss":
+        assert fallback > 0  # the general-loop route was exercised too

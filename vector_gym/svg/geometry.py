@@ -120,21 +120,26 @@ def segment_points(path: PathData, seg: np.ndarray, t: np.ndarray) -> np.ndarray
 
 
 def _points_of_kind(kind: int, p: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """P(t) for rows ``p`` (params) of one kind, in the svg.path operation order."""
+    """P(t) for rows ``p`` (params) of one kind, in the svg.path operation order.
+
+    x and y are computed together on (m, 2) column pairs: the same operations per coordinate.
+    """
     if kind == MOVE or kind == POINT:  # P(t) = the point, whatever t is (even NaN)
-        return np.stack([p[:, 0], p[:, 1]], axis=1)
+        return p[:, 0:2].copy()
+    tc = t[:, None]
     if kind == LINE:
-        return np.stack([p[:, 0] + (p[:, 2] - p[:, 0]) * t, p[:, 1] + (p[:, 3] - p[:, 1]) * t], axis=1)
-    u = 1 - t
+        p0 = p[:, 0:2]
+        return p0 + (p[:, 2:4] - p0) * tc
+    u = 1 - tc
     if kind == QUAD:
         a = u * u
-        b = 2 * u * t
-        c = t * t
-        return np.stack(
-            [a * p[:, 0] + b * p[:, 4] + c * p[:, 2], a * p[:, 1] + b * p[:, 5] + c * p[:, 3]], axis=1
-        )
+        b = 2 * u * tc
+        c = tc * tc
+        return a * p[:, 0:2] + b * p[:, 4:6] + c * p[:, 2:4]
     if kind == CUBIC:
-        return _cubic_xy(p[:, 0], p[:, 1], p[:, 4], p[:, 5], p[:, 6], p[:, 7], p[:, 2], p[:, 3], t)
+        uu = u * u
+        tt = tc * tc
+        return (uu * u) * p[:, 0:2] + (3 * uu * tc) * p[:, 4:6] + (3 * u * tt) * p[:, 6:8] + (tt * tc) * p[:, 2:4]
     if kind == ARC:
         return _arc_xy(p, t)
     raise ValueError(f"unknown segment kind {kind}")
@@ -354,6 +359,67 @@ def _speed(kind: int, c: np.ndarray, t: np.ndarray) -> np.ndarray:
     return np.hypot(dx, dy)
 
 
+# Cubic fast path (_gauss_cubics_small): the 4 first panels and their 8 halves are fixed intervals
+# of [0, 1], so their nodes are computed once here, with the same operations as ``estimate`` below.
+_GL_A12 = np.concatenate([_GL_PANEL_A, _GL_PANEL_A, (_GL_PANEL_A + _GL_PANEL_B) / 2])
+_GL_B12 = np.concatenate([_GL_PANEL_B, (_GL_PANEL_A + _GL_PANEL_B) / 2, _GL_PANEL_B])
+_GL_HALF12 = (_GL_B12 - _GL_A12) / 2
+_GL_T12 = ((_GL_A12 + _GL_B12) / 2 + _GL_HALF12 * _GL_XC)[:, None, None, :]  # (10, 1, 1, 12)
+_GL_W12 = _GL_WC[:, :, None]  # (10, 1, 1)
+GAUSS_FAST_MAX = 64
+"""Most cubics of one path measured by the fixed-batch fast path (:func:`_gauss_cubics_small`)."""
+
+
+def _gauss_cubics_small(rows: list[list[float]], budget: list[int]) -> list[float] | None:
+    """:func:`_gauss_lengths` of at most :data:`GAUSS_FAST_MAX` cubics (param rows), bit for bit.
+
+    The speed coefficients are the Python-float twins of :func:`_speed_coefs` (the same
+    operations, so the same values), and the first comparison (4 panels against their 8 halves)
+    is one batch of 12 fixed intervals per segment, x and y together: the same node values, the
+    same per-interval products and the same node sums down axis 0 as the general loop, in a
+    dozen NumPy calls. Returns ``None`` (nothing charged to ``budget``) when some panel needs
+    halving: the caller then runs the general loop.
+    """
+    m = len(rows)
+    cost = 2 * (_GL_PANELS * m) * _GL_X.size // 64
+    if budget[0] - cost < 0:
+        return None  # the general loop raises at its first level, as before
+    ax, ay, bx, by, gx, gy = [], [], [], [], [], []
+    for r in rows:
+        d0x, d0y = r[4] - r[0], r[5] - r[1]
+        d1x, d1y = r[6] - r[4], r[7] - r[5]
+        d2x, d2y = r[2] - r[6], r[3] - r[7]
+        ax.append(3 * (d0x - 2 * d1x + d2x))
+        ay.append(3 * (d0y - 2 * d1y + d2y))
+        bx.append(6 * (d1x - d0x))
+        by.append(6 * (d1y - d0y))
+        gx.append(3 * d0x)
+        gy.append(3 * d0y)
+    c = np.array([[ax, ay], [bx, by], [gx, gy]])[..., None]  # (3, 2, m, 1)
+    t = _GL_T12
+    d = (c[0] * t + c[1]) * t + c[2]  # (10, 2, m, 12): P'(t) per node, interval and axis
+    sp = np.hypot(d[:, 0], d[:, 1])
+    sp *= _GL_W12
+    est = (_GL_HALF12 * np.add.reduce(sp, axis=0)).tolist()  # (m, 12)
+    rtol = GAUSS_RTOL
+    isfinite = math.isfinite
+    out = []
+    for e in est:
+        w0, w1, w2, w3 = e[0], e[1], e[2], e[3]
+        sw = abs(((w0 + w1) + w2) + w3)
+        scale = sw if (sw > 1e-300 or sw != sw) else 1e-300  # np.maximum keeps a NaN
+        lim = rtol * scale
+        total = 0.0
+        for j in range(4):
+            both = e[4 + j] + e[8 + j]
+            if not (abs(both - e[j]) <= lim or not isfinite(both)):
+                return None
+            total += both
+        out.append(total)
+    budget[0] -= cost
+    return out
+
+
 def _gauss_lengths(path: PathData, segs: np.ndarray, budget: list[int]) -> np.ndarray:
     """Adaptive 10-point Gauss–Legendre arc length of segments ``segs`` (all CUBIC or all ARC).
 
@@ -429,7 +495,67 @@ def _lengths(path: PathData, method: str = "refine") -> tuple[np.ndarray, bool]:
         return _lengths_impl(path, method)
 
 
+SMALL_PATH = 64
+"""Paths of at most this many segments are measured with Python bookkeeping (:func:`_lengths_small`)."""
+
+
 def _lengths_impl(path: PathData, method: str) -> tuple[np.ndarray, bool]:
+    n = len(path.kinds)
+    if 0 < n <= SMALL_PATH:
+        out, gave_up = _lengths_small(path, method)
+        return np.array(out), gave_up
+    return _lengths_large(path, method)
+
+
+def _lengths_small(path: PathData, method: str) -> tuple[list[float], bool]:
+    """:func:`_lengths_large` of a short path as a list, bit for bit.
+
+    Lines, quadratics and circular arcs are the same Python-float formulas; cubics (Gauss) go to
+    :func:`_gauss_cubics_small`; elliptical arcs and REFINE take the array code on the same
+    segment groups, in the same order and with the same shared work budget.
+    """
+    kinds = path.kinds.tolist()
+    rows = path.params.tolist()
+    out = [0.0] * len(kinds)
+    cubics: list[int] = []
+    ellipses: list[int] = []
+    for i, k in enumerate(kinds):
+        if k == LINE:
+            r = rows[i]
+            out[i] = _line_length(r[2] - r[0], r[3] - r[1])
+        elif k == CUBIC:
+            cubics.append(i)
+        elif k == QUAD:
+            r = rows[i]
+            out[i] = _quad_length(r[0], r[1], r[4], r[5], r[2], r[3])
+        elif k == ARC:
+            r = rows[i]
+            if r[12] == r[13]:
+                out[i] = abs(r[6] * r[9] * math.pi / 180)
+            else:
+                ellipses.append(i)
+    if not cubics and not ellipses:
+        return out, False
+    budget = [MAX_REFINE_NODES]
+    for group, kind in ((cubics, CUBIC), (ellipses, ARC)):
+        if not group:
+            continue
+        vals = None
+        if method == "gauss" and kind == CUBIC and len(group) <= GAUSS_FAST_MAX:
+            vals = _gauss_cubics_small([rows[i] for i in group], budget)
+        if vals is None:
+            arr, gave_up = _group_lengths(path, np.array(group, dtype=np.intp), method, budget)
+            vals = arr.tolist()
+            if gave_up:
+                for i, v in zip(group, vals, strict=True):
+                    out[i] = v
+                return out, True
+        for i, v in zip(group, vals, strict=True):
+            out[i] = v
+    return out, False
+
+
+def _lengths_large(path: PathData, method: str) -> tuple[np.ndarray, bool]:
     kinds = path.kinds
     prm = path.params
     n = len(kinds)
@@ -452,33 +578,47 @@ def _lengths_impl(path: PathData, method: str) -> tuple[np.ndarray, bool]:
     for group in (np.flatnonzero(kinds == CUBIC), arcs[prm[arcs, 12] != prm[arcs, 13]]):
         if not group.size:
             continue
-        if method == "gauss":
-            try:
-                out[group] = _gauss_lengths(path, group, budget)
-            except _RefineBudgetExceeded:
-                out[group] = np.nan
-                return out, True
-            continue
-        # Segments seen before (outputs mostly repeat the target's curves) come from the cache.
-        keys = [prm[i].tobytes() for i in group.tolist()]
-        todo = []
-        for i, key in zip(group.tolist(), keys, strict=True):
-            hit = _REFINE_CACHE.get(key)
-            if hit is None:
-                todo.append(i)
-            else:
-                out[i] = hit
-        for pos, i in enumerate(todo):
-            kind = int(kinds[i])
-            try:
-                v = _refine_length(kind, _refine_coefs(kind, prm[i : i + 1]), budget)
-            except _RefineBudgetExceeded:
-                out[todo[pos:]] = np.nan
-                return out, True
-            out[i] = v
-            if len(_REFINE_CACHE) > _REFINE_CACHE_MAX:
-                _REFINE_CACHE.clear()
-            _REFINE_CACHE[prm[i].tobytes()] = v
+        vals, gave_up = _group_lengths(path, group, method, budget)
+        out[group] = vals
+        if gave_up:
+            return out, True
+    return out, False
+
+
+def _group_lengths(
+    path: PathData, group: np.ndarray, method: str, budget: list[int]
+) -> tuple[np.ndarray, bool]:
+    """Lengths of one segment group (all CUBIC, or all elliptical ARC) and whether it gave up.
+
+    On giving up the values from the first segment that failed on are NaN (Gauss: all of them).
+    """
+    kinds = path.kinds
+    prm = path.params
+    if method == "gauss":
+        try:
+            return _gauss_lengths(path, group, budget), False
+        except _RefineBudgetExceeded:
+            return np.full(group.size, np.nan), True
+    out = np.zeros(group.size)
+    # Segments seen before (outputs mostly repeat the target's curves) come from the cache.
+    todo = []
+    for pos, i in enumerate(group.tolist()):
+        hit = _REFINE_CACHE.get(prm[i].tobytes())
+        if hit is None:
+            todo.append((pos, i))
+        else:
+            out[pos] = hit
+    for at, (pos, i) in enumerate(todo):
+        kind = int(kinds[i])
+        try:
+            v = _refine_length(kind, _refine_coefs(kind, prm[i : i + 1]), budget)
+        except _RefineBudgetExceeded:
+            out[[p for p, _ in todo[at:]]] = np.nan
+            return out, True
+        out[pos] = v
+        if len(_REFINE_CACHE) > _REFINE_CACHE_MAX:
+            _REFINE_CACHE.clear()
+        _REFINE_CACHE[prm[i].tobytes()] = v
     return out, False
 
 
@@ -548,6 +688,7 @@ def refine_length_reference(path: PathData, i: int) -> float:
 
 
 _POSITIONS = np.arange(N_SAMPLES) / 128.0
+_INNER = _POSITIONS[1:-1]
 
 
 def sample_path(path: PathData, method: str = "refine") -> np.ndarray | None:
@@ -588,36 +729,43 @@ def sample_path(path: PathData, method: str = "refine") -> np.ndarray | None:
 
 
 def _sample_path_impl(path: PathData, method: str, n: int) -> np.ndarray | None:
-    lengths, gave_up = _lengths_impl(path, method)
+    if n <= SMALL_PATH:
+        lengths, gave_up = _lengths_small(path, method)
+    else:
+        arr, gave_up = _lengths_large(path, method)
+        lengths = arr.tolist()
     if gave_up:
         return None
     total = 0.0
-    for v in lengths.tolist():  # left to right, as CPython 3.11's sum()
+    for v in lengths:  # left to right, as CPython 3.11's sum()
         total += v
-    kinds = path.kinds
     seg = np.empty(N_SAMPLES, dtype=np.intp)
-    loc = np.zeros(N_SAMPLES)
-    seg[0] = 1 if (kinds[0] == MOVE and n >= 2) else 0
+    loc = np.empty(N_SAMPLES)
+    seg[0] = 1 if (path.kinds[0] == MOVE and n >= 2) else 0
     seg[-1] = n - 1
+    loc[0] = 0.0
     loc[-1] = 1.0
     if total == 0:
         seg[1:-1] = 0
+        loc[1:-1] = 0.0
     else:
-        fr: list[float] = []
+        fr: list[float] = [0.0]  # fr[i + 1] is the running fraction f_i; fr[0] = 0 is f_{-1}
         acc = 0.0
-        for v in lengths.tolist():
+        for v in lengths:
             acc += v / total
             fr.append(acc)
-        inner = _POSITIONS[1:-1]
-        if all(math.isfinite(f) for f in fr):
-            idx = np.searchsorted(np.array(fr), inner, side="right")
+        inner = _INNER
+        f = np.array(fr)
+        if all(math.isfinite(x) for x in fr):
+            idx = np.searchsorted(f[1:], inner, side="right")
         else:
-            idx = np.array([bisect.bisect_right(fr, p) for p in inner.tolist()], dtype=np.intp)
+            idx = np.array([bisect.bisect_right(fr, p, 1) - 1 for p in inner.tolist()], dtype=np.intp)
         if (idx >= n).any():
             return None
-        f = np.array(fr)
-        prev = np.where(idx > 0, f[np.maximum(idx - 1, 0)], 0.0)
-        loc[1:-1] = np.where(idx == 0, inner / f[idx], (inner - prev) / (f[idx] - prev))
+        # Segment idx at (p − f_{idx−1}) / (f_idx − f_{idx−1}), f_{−1} = 0: for idx = 0 this is
+        # (p − 0) / (f_0 − 0), exactly p / f_0.
+        prev = f[idx]
+        loc[1:-1] = (inner - prev) / (f[idx + 1] - prev)
         seg[1:-1] = idx
     pts = segment_points(path, seg, loc)
     pts.flags.writeable = False

@@ -66,3 +66,33 @@ def test_same_verdicts_as_parse_svg(text, limits):
     expected = _reason(parse_svg, text, limits)
     assert expected is not None
     assert _reason(lambda t, lim: parse_node(t, lim), text, limits) == expected
+
+
+# Start tags whose raw text repeats across documents: the attribute memo must give lxml's own
+# reading every time (different prefix bindings, '>' and quotes inside values, entities and
+# whitespace normalisation in values, tags inside comments and PIs, CDATA and DOCTYPE documents).
+MEMO_DOCS = [
+    f'<svg {NS} xmlns:a="urn:one"><rect a:b="1" x="2"/></svg>',
+    f'<svg {NS} xmlns:a="urn:two"><rect a:b="1" x="2"/></svg>',
+    f'<svg {NS}><rect title="a>b" x="1"/><rect title="a>b" x="1"/></svg>',
+    f'<svg {NS}><rect title=\'say "hi"\' x="1"/><rect title=\'say "hi"\' x="1"/></svg>',
+    f"<svg {NS}><rect title='a\">b' x=\"1\"/></svg>",
+    f'<svg {NS}><rect title="a>b" x="1"/><rect title="a>c" x="2"/></svg>',  # same text up to '>'
+    f"<svg {NS}><rect t='a\"' u=\"b>c\" x=\"1\"/><rect t='a\"' u=\"b>d\" x=\"2\"/></svg>",
+    f'<svg {NS}><rect title="a&amp;b&#62;" d="M0\n0\tL1 1"/><rect title="a&amp;b&#62;" d="M0\n0\tL1 1"/></svg>',
+    f'<svg {NS}><!-- <rect x="9"/> --><?pi <rect x="8"/> ?><rect x="1"/></svg>',
+    f'<svg {NS}><![CDATA[<rect x="7"/>]]><rect x="1"/></svg>',
+    f'<!DOCTYPE svg><svg {NS}><rect x="1"/></svg>',
+    f'<svg {NS} xml:space="preserve"><rect xml:space="default" x="1"/></svg>',
+    f'<svg {NS}>\r\n<rect\r\n x="1"\r\n/></svg>',
+]
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_repeated_start_tags_read_as_lxml_reads_them(order):
+    for text in [*MEMO_DOCS, *MEMO_DOCS][::order]:
+        root, nodes, keys = parse_node(text)
+        assert _shape(root) == _shape(to_node(parse_svg(text))), text
+        assert keys == [tuple(n.attrib.items()) for n in nodes]
+    root, _nodes, _keys = parse_node(MEMO_DOCS[1])
+    assert root.children[0].attrib == {"{urn:two}b": "1", "x": "2"}

@@ -251,6 +251,7 @@ class SpecScorer:
         self.target: Node | None = to_node(lx, dialect=self.dialect) if lx is not None else None
         self.target_valid = check_validity(self.target, self.parity)[0]
         self._seed(task.source_svg)
+        self._seed(task.target_svg)
         self.t_index = IdIndex(self.target) if self.target is not None else None
         edits = task.requested_edits
         self.plans = tuple(self._plan(e) for e in edits)
@@ -269,10 +270,11 @@ class SpecScorer:
     # -- task-side precomputation ------------------------------------------------------------
 
     def _seed(self, svg: str) -> None:
-        """Read a task document's elements once now (validity memo, normalised values).
+        """Read a task document's elements once now (start-tag attribute memo, validity memo).
 
         Produced SVGs repeat most elements of the task's source and target, so their per-element
-        work is done at scorer build instead of on the first outputs. Only caches change.
+        work (lxml's attribute reads, the validity verdicts) is done at scorer build instead of on
+        the first outputs. Only caches change.
         """
         try:
             root, nodes, keys = parse_node(svg, dialect=self.dialect)

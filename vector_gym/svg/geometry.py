@@ -795,17 +795,16 @@ def path_distance(a: np.ndarray, b: np.ndarray) -> float:
     >>> path_distance(A, A), path_distance(A, A + [0, 3])
     (0.0, 3.0)
     """
-    dx = a[:, None, 0] - b[None, :, 0]
-    dy = a[:, None, 1] - b[None, :, 1]
-    sq = dx * dx
-    sq += dy * dy
+    sq = a[:, 0:1] - b[:, 0]
+    dy = a[:, 1:2] - b[:, 1]
+    sq *= sq
+    dy *= dy
+    sq += dy
     # Nearest partners by squared distance (cheap), then the distance itself with hypot, as
-    # |A_j − B_k| = abs(complex) in the reference.
-    ka = sq.argmin(axis=1)
-    jb = sq.argmin(axis=0)
-    rows = np.arange(a.shape[0])
-    cols = np.arange(b.shape[0])
-    v = np.concatenate([np.hypot(dx[rows, ka], dy[rows, ka]), np.hypot(dx[jb, cols], dy[jb, cols])])
+    # |A_j − B_k| = abs(complex) in the reference; the partners' differences are recomputed (the
+    # same subtractions as in the grid).
+    d = np.concatenate([a - b[sq.argmin(axis=1)], a[sq.argmin(axis=0)] - b])
+    v = np.hypot(d[:, 0], d[:, 1])
     v.sort()
     # Sorted, summed left to right: a cumulative sum adds in exactly that order.
     total = float(np.cumsum(v * v)[-1])

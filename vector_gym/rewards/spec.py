@@ -39,7 +39,6 @@ Examples
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import math
 from collections import OrderedDict
@@ -154,25 +153,6 @@ Vector-Bench output (16,830 characters). A longer response scores 0 with detail 
 before any extraction, in both modes: the reference extraction rule scans the whole response
 (a 48 MB response of backticks took ~2 s in parity mode, review F1), so this bound keeps every
 response's scoring time bounded. Parity is unaffected: no published response comes near it."""
-
-@contextlib.contextmanager
-def _gc_paused() -> Any:
-    """Pause the cyclic GC for one score, restoring the caller's state on exit.
-
-    The trees hold parent links, and building tens of thousands of nodes would otherwise trigger
-    repeated full collections (superlinear time on large outputs). The previous state
-    (``gc.isenabled()``) is restored even on error, and a collector disabled by the caller stays
-    disabled: no library call leaves process-wide state changed.
-    """
-    enabled = gc.isenabled()
-    if enabled:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
 
 _ASCII_WS = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
 """The ASCII characters ``str.split()`` (so :func:`fold_ws`) treats as whitespace."""
@@ -330,8 +310,18 @@ class SpecScorer:
         """
         if produced_svg is None:
             return self._error_report()
-        with _gc_paused():
+        # The cyclic GC is paused for the call: the trees hold parent links, and building tens
+        # of thousands of nodes would otherwise trigger repeated full collections (superlinear
+        # time on large outputs). A collector the caller disabled stays disabled, and the
+        # previous state is restored even on error (no process-wide state changes).
+        enabled = gc.isenabled()
+        if enabled:
+            gc.disable()
+        try:
             return self._score(produced_svg)
+        finally:
+            if enabled:
+                gc.enable()
 
     def score_response(self, response: str | None) -> SpecReport:
         """Extract the SVG from a model response (spec §2), then :meth:`score` it.

@@ -51,12 +51,13 @@ import numpy as np
 from lxml import etree
 
 from vector_gym.render import reasons
-from vector_gym.render.precheck import DEFAULT_LIMITS, RenderLimits, RenderRejected, check_tree
+from vector_gym.render.precheck import DEFAULT_LIMITS, RenderLimits, RenderRejected, _check_tree
 from vector_gym.svg.normalise import fit_root, simplify_tree, to_svg_bytes
 from vector_gym.svg.normalise.capability import skia_unsupported
 from vector_gym.svg.normalise.common import XLINK_NS
 from vector_gym.svg.normalise.style import CSSTooComplex, check_selectors
 from vector_gym.svg.normalise.subset import lower_skia_subset
+from vector_gym.svg.normalise.subset_text import lower_skia_subset_text
 
 __all__ = [
     "BACKENDS",
@@ -236,9 +237,16 @@ def _prepare(svg: str | bytes, h: int, w: int, backend: str, limits: RenderLimit
     prepared text depend only on the document, the canvas size, the backend and the limits.
     """
     try:
-        root = check_tree(svg, limits)
-        if backend in ("skia", "skia-strict") and lower_skia_subset(root, (h, w)):
-            return "skia", _subset_bytes(root)  # already in skia's subset: no feature to route
+        root, text = _check_tree(svg, limits)
+        if backend in ("skia", "skia-strict"):
+            if text is not None:  # the tree is the text: the subset test and lowering on the text
+                if not isinstance(text, str):
+                    text = text.decode("utf-8")
+                data = lower_skia_subset_text(text, (h, w))
+                if data is not None:
+                    return "skia", data
+            if lower_skia_subset(root, (h, w)):
+                return "skia", _subset_bytes(root)  # already in skia's subset: no feature to route
         if backend == "skia" and skia_unsupported(root):
             backend = "resvg"
         if backend in ("skia", "skia-strict"):

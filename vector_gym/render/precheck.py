@@ -253,6 +253,17 @@ def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree
         With ``reason`` one of the parse reasons, ``not_svg``, ``too_many_attributes``,
         ``external_reference``, ``use_cycle``, ``use_expansion`` or ``too_many_path_segments``.
     """
+    return _check_tree(svg, limits)[0]
+
+
+def _check_tree(svg, limits: RenderLimits) -> tuple[etree._Element, str | bytes | None]:
+    """:func:`check_tree`, and the checked text when the text alone proves the tree is it.
+
+    The second item is the text (``str`` or ``bytes``) when it refers to nothing
+    (:func:`_may_refer` is false), so that no reference strip rewrote the tree, else None. A
+    ``<use>`` strip may still have run: a text that names no ``<use>`` element (as every
+    skia-subset document) was not changed by it either.
+    """
     svg = check_text(svg, limits)
     try:
         lim = limits.parse_limits()
@@ -279,12 +290,13 @@ def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree
             reasons.TOO_MANY_ATTRIBUTES,
             f"expected at most {limits.max_attributes} attributes on one element",
         )
-    if _may_refer(svg):
+    refers = _may_refer(svg)
+    if refers:
         _check_references(root, limits)
     if limits.max_use_expansion >= limits.max_elements and (
         "use" not in svg if isinstance(svg, str) else b"use" not in svg
     ):
-        return _check_path_numbers(root, limits, svg)  # no <use>: at most max_elements, as parsed
+        return _check_path_numbers(root, limits, svg), svg if not refers else None  # no <use>
     if limits.use_cycles == "skip":
         n = strip_cyclic_uses(root, limits.max_use_expansion)
     else:
@@ -296,7 +308,7 @@ def check_tree(svg: str | bytes, limits: RenderLimits = DEFAULT_LIMITS) -> etree
             reasons.USE_EXPANSION,
             f"expected at most {limits.max_use_expansion} elements after <use>, got more",
         )
-    return _check_path_numbers(root, limits, svg)
+    return _check_path_numbers(root, limits, svg), svg if not refers else None
 
 
 def _check_path_numbers(root, limits: RenderLimits, svg: str | bytes):

@@ -13,8 +13,9 @@ ellipses, lines and paths, each as the tree lowering writes it (circles and elli
 with :func:`.subset._round_to_path`'s text, ``fill="none"`` on lines, path data cut after its
 last valid segment with :func:`.walk._shape_geometry`, zero-size shapes removed); the root is
 fitted to the canvas (:func:`.root.fit_root`) and its presentation attributes moved onto a
-wrapping ``<g>`` as there. Every other tag is written out as it was written; the XML declaration
-and unused namespace declarations are left out. The pixels are those of the tree lowering (and
+wrapping ``<g>`` as there. Every other tag is written out as it was written; whitespace between
+tags, the XML declaration and unused namespace declarations are left out (skia draws none of
+them; whitespace costs it a text node each to parse). The pixels are those of the tree lowering (and
 so of the full normaliser): ``tests/svg/test_normalise_subset_text.py`` checks it on every
 bundled document and on hand-written edge cases.
 
@@ -111,6 +112,7 @@ _ROOT_HEAD = re.compile(rf'svg(?:{_W}++[^\s="<>/]++="[^"<>]*+")*+{_W}*+/?').full
 _ROOT_END = re.compile(rf"</svg{_W}*+>{_W}*+").fullmatch
 # The elements rewritten (all empty, by the grammar), with their attributes (whose values may
 # hold a ">").
+_BETWEEN_TAGS = re.compile(rf">{_W}++<").sub
 _REWRITE = re.compile(r'<(circle|ellipse|line|path)((?:[^>"/]++|"[^"]*+")*+)/>')
 
 
@@ -255,7 +257,9 @@ def lower_skia_subset_text(text: str, size: tuple[int, int]) -> bytes | None:
             moved[k] = v
         else:
             return None
-    body = _REWRITE.sub(_rewrite, body)
+    # Whitespace between tags is no text skia draws (the subset has no text element) but costs
+    # it a node each to parse: left out (a value holds no "<", so no value is touched).
+    body = _REWRITE.sub(_rewrite, _BETWEEN_TAGS("><", body.strip(" \t\n")))
     # The root, fitted to the canvas (.root.fit_root), its presentation attributes and
     # transform moved onto a wrapping <g> (contract item 13).
     h, w = size

@@ -88,6 +88,7 @@ ACCEPTED = [
     ('<polygon points="1,1 9,1 5,9" fill="#abc" fill-rule="evenodd"/><polyline points="1 1 2 2" stroke="#000"/>', 'viewBox="0 0 10 10"'),
     ('<rect\n\twidth="4"\n  height="4" rx="1" ry="0.5"\n/>\n', 'viewBox="0 0 10\n10"\n width="10"'),
     ('<rect width="4" height="4" stroke-dasharray="1 2" stroke="#000" stroke-linecap="round"/>', 'viewBox="0 0 10 10" preserveAspectRatio="xMinYMin slice"'),
+    ('<rect id="a>b" width="4" height="4"/><path id="c>d" d="M1 1L9 1L5 9z L"/><circle id=">" r="2.5"/>', 'viewBox="0 0 10 10"'),
 ]
 
 
@@ -120,6 +121,7 @@ LEFT_TO_THE_TREE = [
     '<rect width="4" height="4"></rect>',  # shapes are empty elements in the grammar
     '<rect width="0" height="4"/>',
     '<rect width="4"/>',
+    '<rect width="4" id=" height=" fill="#f00"/>',  # a name inside a value is no attribute
     '<rect height="4" stroke-width="4"/>',
     '<rect width="4" height="4" fill="red"/>',
     '<rect width="4" height="4" opacity="1.5"/>',

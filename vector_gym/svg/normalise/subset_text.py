@@ -95,14 +95,14 @@ _A = (
     rf'|d="{_ANY}"|points="{_ANY}"|clip-rule="{_ANY}"'
     rf')'
 )
-# Up to an attribute of the same tag, outside quoted values (a value may hold a ">").
-_TO = r'(?:[^>"]|"[^"]*+")*?'
+# Up to an attribute of the same tag, attribute by attribute (a value may hold a ">").
+_TO = rf'(?:{_W}++[^\s=]++="[^"]*+")*?'
 # The content of the root: whitespace and elements of the subset with those attributes only
 # (no style, transform, title or desc: those documents go to the tree), the shapes written as
 # empty elements, every rect with a width and a height.
 _BODY = re.compile(
     rf"(?:{_W}++"
-    rf"|<(?:rect(?={_TO}{_W}width=)(?={_TO}{_W}height=)|circle|ellipse|line|path|polygon|polyline)"
+    rf"|<(?:rect(?={_TO}{_W}++width=)(?={_TO}{_W}++height=)|circle|ellipse|line|path|polygon|polyline)"
     rf"(?:{_A})*+{_W}*+/>"
     rf"|<g(?:{_A})*+{_W}*+/?+>|</g{_W}*+>"
     rf")*+"

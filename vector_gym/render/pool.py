@@ -15,7 +15,10 @@ Isolation (the second layer; the first is :mod:`vector_gym.render.precheck`):
 
 * every worker runs with ``RLIMIT_AS`` = ``memory_mb`` and in a fresh empty working directory;
 * each worker draws one document at a time, with a deadline of ``timeout_s`` seconds from the
-  moment it starts (the worker reports each document as it finishes it); a worker past its
+  moment it starts (the worker reports each document as it finishes it; the bounded first
+  stage of every document of a message, the pre-check and the text lowering of
+  :func:`vector_gym.render.backends.begin_documents`, runs before the first is drawn, so
+  the first one's deadline also covers those few milliseconds); a worker past its
   deadline is killed (``SIGKILL``) and replaced, and its document fails as ``timeout``; a worker
   that dies fails its document as ``worker_crashed`` (or ``out_of_memory`` when it could still
   report the ``MemoryError``); the documents queued behind it are re-sent;
@@ -175,7 +178,7 @@ def _worker_main(conn, memory_mb: int | None, workdir: str | None = None) -> Non
             resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
         import skia  # noqa: F401 - warm the import before reporting ready
 
-        from vector_gym.render.backends import clear_caches, draw_document
+        from vector_gym.render.backends import begin_documents, clear_caches, end_document
 
         conn.send(("ready", os.getpid()))
         shm = None
@@ -209,10 +212,18 @@ def _worker_main(conn, memory_mb: int | None, workdir: str | None = None) -> Non
                 if batch is None or batch.shape != shape:
                     batch = np.ndarray(shape, dtype=np.uint8, buffer=shm)
                 continue
-            # documents: a list of (index, text); one reply per document, as it is finished
-            for index, svg in msg:
+            # documents: a list of (index, text); one reply per document, as it is finished.
+            # The bounded first stage of every document of the message runs first (better use
+            # of the processor's caches; see backends.begin_documents), the rest in turn.
+            try:
+                staged = begin_documents([svg for _, svg in msg], shape[1:3], backend, limits)
+            except MemoryError:
+                staged = [None] * len(msg)
+            for (index, _svg), item in zip(msg, staged, strict=True):
                 try:
-                    err, drawn_by = draw_document(svg, batch[index], background, backend, limits)
+                    if item is None:
+                        raise MemoryError
+                    err, drawn_by = end_document(item, batch[index], background, backend, limits)
                 except MemoryError:
                     err, drawn_by = reasons.OUT_OF_MEMORY, None
                 conn.send((index, err, drawn_by))

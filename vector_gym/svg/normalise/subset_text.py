@@ -170,7 +170,8 @@ def _round_d(name: str, attrib: dict) -> str | None:
     return _ellipse_d(float(attrib.get("cx") or 0), float(attrib.get("cy") or 0), rx, ry)
 
 
-_GEOMETRY_ATTR = re.compile(rf'{_W}+(?:cx|cy|rx|ry|r)="[^"]*"').sub
+# Splits a circle's or ellipse's attributes into [other text, name, value, other text, ...].
+_GEOMETRY_SPLIT = re.compile(rf'{_W}++(cx|cy|rx|ry|r)="([^"]*+)"').split
 _LINE_FILL_ATTR = re.compile(rf'{_W}+fill(?:-opacity)?="[^"]*"').sub
 
 
@@ -192,10 +193,12 @@ def _rewrite(m: re.Match) -> str:
         return _start_tag("path", attrib, True)
     if name == "line":  # skia would draw its fill as a hairline
         return f'<line{_LINE_FILL_ATTR("", attrs)} fill="none"/>'
-    d = _round_d(name, dict(_ATTR_DQ(attrs)))
+    parts = _GEOMETRY_SPLIT(attrs)
+    d = _round_d(name, dict(zip(parts[1::3], parts[2::3], strict=True)))
     if d is None:
         return ""  # zero or negative radius: removed
-    return f'<path{_GEOMETRY_ATTR("", attrs)} d="{d}"/>'
+    rest = "".join(parts[::3])
+    return f'<path{rest} d="{d}"/>'
 
 
 def lower_skia_subset_text(text: str, size: tuple[int, int]) -> bytes | None:

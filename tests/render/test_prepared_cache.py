@@ -23,13 +23,13 @@ def _empty_cache():
 
 def _count_prepares(monkeypatch) -> list:
     calls = []
-    real = backends._prepare
+    real = backends._prepare_begin  # the first stage of every preparation, staged or not
 
     def counting(*args):
         calls.append(args[0])
         return real(*args)
 
-    monkeypatch.setattr(backends, "_prepare", counting)
+    monkeypatch.setattr(backends, "_prepare_begin", counting)
     return calls
 
 

@@ -300,7 +300,9 @@ def _draw_entry(entry, out: np.ndarray, background) -> tuple[str | None, str | N
     return err, (None if err else drawn_by)
 
 
-def begin_documents(svgs, size: tuple[int, int], backend: str = "skia", limits: RenderLimits = DEFAULT_LIMITS) -> list:
+def begin_documents(
+    svgs, size: tuple[int, int], backend: str = "skia", limits: RenderLimits = DEFAULT_LIMITS
+) -> list:
     """The bounded first stage of :func:`draw_document` for several documents at once.
 
     A render worker runs it on all the documents of one message before drawing any of them
@@ -320,6 +322,7 @@ def begin_documents(svgs, size: tuple[int, int], backend: str = "skia", limits: 
         raise ValueError(f"backend: expected one of {BACKENDS}, got {backend!r}")
     h, w = size
     staged = []
+    pending = set()  # keys left to finish: a repeat waits for the first (end_document)
     for svg in svgs:
         key = entry = root = None
         try:
@@ -327,10 +330,16 @@ def begin_documents(svgs, size: tuple[int, int], backend: str = "skia", limits: 
                 data = svg.encode("utf-8", "surrogatepass") if isinstance(svg, str) else svg
                 key = (hashlib.blake2b(data, digest_size=16).digest(), h, w, backend, limits)
                 entry = _recall(key)
+                if entry is None and key in pending:
+                    staged.append((svg, key, None, None))
+                    continue
             if entry is None:
                 entry, root = _prepare_begin(svg, h, w, backend, limits)
-                if entry is not None and key is not None:
-                    _remember(key, entry)
+                if key is not None:
+                    if entry is not None:
+                        _remember(key, entry)
+                    else:
+                        pending.add(key)
         except MemoryError:
             key, entry = None, (None, reasons.OUT_OF_MEMORY)
         except Exception:  # noqa: BLE001 - as draw_document
@@ -340,15 +349,23 @@ def begin_documents(svgs, size: tuple[int, int], backend: str = "skia", limits: 
 
 
 def end_document(
-    item, out: np.ndarray, background: tuple[int, int, int] = (255, 255, 255),
-    backend: str = "skia", limits: RenderLimits = DEFAULT_LIMITS,
+    item,
+    out: np.ndarray,
+    background: tuple[int, int, int] = (255, 255, 255),
+    backend: str = "skia",
+    limits: RenderLimits = DEFAULT_LIMITS,
 ) -> tuple[str | None, str | None]:
     """Finish one item of :func:`begin_documents` and draw it into ``out``: as :func:`draw_document`."""
     svg, key, entry, root = item
     h, w = out.shape[:2]
     try:
+        if entry is None and root is None and key is not None:
+            entry = _recall(key)  # a repeat of a document of the same stage, finished first
         if entry is None:
-            entry = _prepare_end(root, h, w, backend) if root is not None else _prepare(svg, h, w, backend, limits)
+            if root is not None:
+                entry = _prepare_end(root, h, w, backend)
+            else:
+                entry = _prepare(svg, h, w, backend, limits)
             if key is not None:
                 _remember(key, entry)
         return _draw_entry(entry, out, background)

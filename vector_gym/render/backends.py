@@ -28,9 +28,14 @@ pre-check (:func:`vector_gym.render.precheck.check_tree`), prepares the document
     the same root-fitted document, whose PNG is decoded.
 
 Fast path and cache (issue 16, item 1). The skia backends first test whether the document is
-already in the subset skia draws right (:func:`vector_gym.svg.normalise.subset.lower_skia_subset`,
-one pass over the tree, the same pixels as the full normaliser); only documents outside it pay
-for the full normaliser and the routing test. The outcome of the pre-check and preparation (the
+already in the subset skia draws right: on its text, when the text is of the narrower grammar of
+:func:`vector_gym.svg.normalise.subset_text.lower_skia_subset_text` (one regex pass; every
+Vector-Bench and RepairGen scene), else on its tree
+(:func:`vector_gym.svg.normalise.subset.lower_skia_subset`, one pass); both give the pixels
+of the full normaliser, and only documents outside the subset pay for the full normaliser and
+the routing test. :func:`begin_documents` and :func:`end_document` split this work in two
+stages for a render worker: the bounded one (the pre-check and the text lowering) for all the
+documents of a message first, then, in each document's turn, the rest and the drawing. The outcome of the pre-check and preparation (the
 prepared text and the backend that draws it, or the failure reason) is kept per process in a
 bounded least-recently-used cache (:data:`PREPARED_CACHE_BYTES`, keyed by the document's
 BLAKE2b digest, the canvas size, the backend and the limits), so task sources and targets,

@@ -7,24 +7,13 @@ import random
 
 import numpy as np
 import pytest
+from test_normalise_subset import NS, _pixels, _svg  # the same helpers
 
 from vector_gym.render import backends
-from vector_gym.render.backends import _draw_skia, _subset_bytes
+from vector_gym.render.backends import _subset_bytes
 from vector_gym.render.precheck import DEFAULT_LIMITS, RenderRejected, _check_tree
 from vector_gym.svg.normalise.subset import lower_skia_subset
 from vector_gym.svg.normalise.subset_text import lower_skia_subset_text
-
-NS = 'xmlns="http://www.w3.org/2000/svg"'
-
-
-def _svg(body: str, root: str = 'viewBox="0 0 10 10"') -> str:
-    return f"<svg {NS} {root}>{body}</svg>"
-
-
-def _pixels(data: bytes, size: int) -> np.ndarray:
-    out = np.zeros((size, size, 3), np.uint8)
-    assert _draw_skia(data, out, (255, 255, 255)) is None
-    return out
 
 
 def _both(text: str, size: int):

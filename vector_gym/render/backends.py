@@ -422,26 +422,8 @@ def draw_document(
         For an unknown ``backend`` (a programmer error). Nothing the document contains raises:
         a ``MemoryError`` becomes ``out_of_memory`` and any rasteriser error ``render_failed``.
     """
-    if backend not in BACKENDS:
-        raise ValueError(f"backend: expected one of {BACKENDS}, got {backend!r}")
     h, w = out.shape[:2]
-    try:
-        key = None
-        if isinstance(svg, str | bytes):
-            data = svg.encode("utf-8", "surrogatepass") if isinstance(svg, str) else svg
-            key = (hashlib.blake2b(data, digest_size=16).digest(), h, w, backend, limits)
-            entry = _recall(key)
-        if key is None or entry is None:
-            entry = _prepare(svg, h, w, backend, limits)
-            if key is not None:
-                _remember(key, entry)
-        return _draw_entry(entry, out, background)
-    except MemoryError:
-        return reasons.OUT_OF_MEMORY, None
-    except RecursionError:
-        return reasons.TOO_DEEP, None
-    except Exception:  # noqa: BLE001 - a rasteriser's own error on a hostile document
-        return reasons.RENDER_FAILED, None
+    return end_document(begin_documents([svg], (h, w), backend, limits)[0], out, background, backend, limits)
 
 
 def render_document(

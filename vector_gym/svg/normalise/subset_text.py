@@ -40,7 +40,7 @@ from vector_gym.svg.normalise.subset import (
     _ROOT_ATTRS,
     _ROOT_MOVABLE,
     _matrix_attrib,
-    _num,
+    _round_d,
     _value_ok,
 )
 from vector_gym.svg.normalise.units import _abs_length
@@ -114,60 +114,6 @@ _ROOT_END = re.compile(rf"</svg{_W}*+>{_W}*+").fullmatch
 # hold a ">").
 _BETWEEN_TAGS = re.compile(rf">{_W}++<").sub
 _REWRITE = re.compile(r'<(circle|ellipse|line|path)((?:[^>"/]++|"[^"]*+")*+)/>')
-
-
-def _ellipse_d(cx: float, cy: float, rx: float, ry: float) -> str:
-    """:func:`.shapes._ellipse_path`, as :func:`.subset._round_to_path` writes it.
-
-    Its numbers are written with ``.10g``, which is :func:`.subset._num` for every finite
-    value below 10^10 in magnitude except ``-0.0`` (written ``-0``; ``_num`` writes ``0``):
-    the centre is made non-negative zero, and the sums with a radius > 0 cannot be ``-0.0``.
-    """
-    if abs(cx) < 1e9 and abs(cy) < 1e9 and rx < 1e9 and ry < 1e9:
-        cx += 0.0
-        cy += 0.0
-        x0 = f"{cx:.10g}"
-        y0 = f"{cy:.10g}"
-        x1 = f"{cx + rx:.10g}"
-        arc = f"A{rx:.10g} {ry:.10g} 0 0 1 "
-        return f"M{x1} {y0}{arc}{x0} {cy + ry:.10g}{arc}{cx - rx:.10g} {y0}{arc}{x0} {cy - ry:.10g}{arc}{x1} {y0}Z"
-    f = _num
-    x0, y0, x1, y1 = f(cx), f(cy), f(cx + rx), f(cy + ry)
-    arc = f"A{f(rx)} {f(ry)} 0 0 1 "
-    return f"M{x1} {y0}{arc}{x0} {y1}{arc}{f(cx - rx)} {y0}{arc}{x0} {f(cy - ry)}{arc}{x1} {y0}Z"
-
-
-def _int_circle_d(cxs: str, cys: str, rs: str) -> str | None:
-    """The ``d`` of a circle whose values are digit strings below 10^15 (exact in floats, so
-    :func:`.subset._num` writes them as ``str(int)``), or None if ``r`` is 0."""
-    cx, cy, r = int(cxs), int(cys), int(rs)
-    if r <= 0:
-        return None
-    x0, y0, x1, rr = str(cx), str(cy), str(cx + r), str(r)
-    arc = f"A{rr} {rr} 0 0 1 "
-    return f"M{x1} {y0}{arc}{x0} {cy + r}{arc}{cx - r} {y0}{arc}{x0} {cy - r}{arc}{x1} {y0}Z"
-
-
-def _round_d(name: str, attrib: dict) -> str | None:
-    """The ``d`` that :func:`.subset._round_to_path` writes for a circle or ellipse, or None
-    when it is removed (radius zero or negative); values are plain numbers, by the grammar."""
-    if name == "circle":
-        cxs, cys, rs = attrib.get("cx", "0"), attrib.get("cy", "0"), attrib.get("r", "0")
-        if (
-            len(cxs) < 15 and len(cys) < 15 and len(rs) < 15
-            and cxs.isdigit() and cys.isdigit() and rs.isdigit()
-        ):
-            return _int_circle_d(cxs, cys, rs)
-        rx = ry = float(rs)
-    else:
-        rxs, rys = attrib.get("rx"), attrib.get("ry")
-        if rxs is None and rys is None:
-            return None
-        rx = float(rxs if rxs is not None else rys)
-        ry = float(rys if rys is not None else rxs)
-    if not (rx > 0 and ry > 0):
-        return None
-    return _ellipse_d(float(attrib.get("cx") or 0), float(attrib.get("cy") or 0), rx, ry)
 
 
 # Splits a circle's or ellipse's attributes into [other text, name, value, other text, ...].

@@ -215,3 +215,77 @@ def test_prepare_uses_the_text_path_and_falls_back_to_the_tree(monkeypatch):
     # a document that may refer to something is never read from its text
     ref = _svg('<circle cx="5" cy="5" r="2.5" fill="#f00" id="a&amp;b"/>')
     assert backends._prepare(ref, 8, 8, "skia", DEFAULT_LIMITS)[0] == "skia" and len(calls) == 2
+
+
+def _prepared_both_ways(text, monkeypatch, limits=DEFAULT_LIMITS, size=24):
+    """_prepare's outcome with the parse-free acceptance and with the parse always run."""
+    fast = backends._prepare(text, size, size, "skia", limits)
+    with monkeypatch.context() as m:
+        m.setattr(backends, "may_skip_parse", lambda svg, lim: False)
+        slow = backends._prepare(text, size, size, "skia", limits)
+    return fast, slow
+
+
+EDGE_TEXTS = [
+    _svg('<rect width="4" height="4"/>'),
+    '<?xml version="1.0" encoding="UTF-8"?>\n' + _svg('<rect width="4" height="4"/>'),
+    '<?xml version="2.0"?>' + _svg('<rect width="4" height="4"/>'),  # libxml2 refuses it
+    ' <?xml version="1.0"?>' + _svg('<rect width="4" height="4"/>'),
+    '<?xml version="1.0" encoding="latin-1"?>' + _svg('<rect width="4" height="4"/>'),
+    '<svg viewBox="0 0 10 10"><rect width="4" height="4"/></svg>',  # no namespace
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns="http://www.w3.org/2000/svg"><rect width="1" height="1"/></svg>',
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><rect width="1" height="1"/></svg>',
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:x="urn:x"><rect width="1" height="1"/></svg>',
+    '<svg xmlns="http://www.w3.org/2000/svg" xml:space="preserve"><rect width="1" height="1"/></svg>',
+    '<svg xmlns="http://www.w3.org/2000/svg" xml:space="weird"><rect width="1" height="1"/></svg>',
+    _svg('<rect width="4" height="4" x="1" x="2"/>'),  # a duplicate attribute
+    _svg('<rect width="4" height="4" id="a\x01"/>'),  # a character XML forbids
+    _svg('<rect width="4" height="4" id="a\x7f"/>'),
+    _svg('<rect width="4" height="4" id="a<b"/>'),
+    _svg('<rect width="4" height="4"/></g>'),
+    _svg('<g><rect width="4" height="4"/>'),
+    _svg("<g>" * 130 + '<rect width="1" height="1"/>' + "</g>" * 130),  # deeper than 128
+    _svg("<g>" * 300 + "</g>" * 300),
+    _svg('<rect width="4" height="4"/>') + "<?pi?>",
+    _svg('<rect width="4" height="4"/>') + "x",
+    _svg('<rect width="4" height="4" id="\u00e9"/>'),  # not ASCII: parsed
+    _svg('<rect width="4" height="4"/>').replace("<svg ", "<svg\n\t"),
+]
+
+
+@pytest.mark.parametrize("text", EDGE_TEXTS)
+def test_the_parse_free_acceptance_gives_the_parsed_outcome(text, monkeypatch):
+    fast, slow = _prepared_both_ways(text, monkeypatch)
+    assert fast == slow
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [
+        dict(max_depth=3),
+        dict(max_elements=3),
+        dict(max_use_expansion=3),
+        dict(max_path_numbers=20),
+        dict(max_attributes=2),
+        dict(max_bytes=30),
+    ],
+)
+def test_the_parse_free_acceptance_keeps_every_limit(limits, monkeypatch):
+    from vector_gym.render.precheck import RenderLimits
+
+    text = _svg('<g><rect width="4" height="4" x="1" y="1"/><circle r="2"/></g>')
+    fast, slow = _prepared_both_ways(text, monkeypatch, RenderLimits(**limits))
+    assert fast == slow
+
+
+def test_mutated_documents_get_the_parsed_outcome_without_the_parse(monkeypatch):
+    docs = [d for d in _corpus()[::9] if lower_skia_subset_text(d, (8, 8)) is not None]
+    skipped = 0
+    for text in _mutants(docs, 400, seed=1):
+        fast, slow = _prepared_both_ways(text, monkeypatch, size=12)
+        assert fast == slow, text[:300]
+        try:
+            skipped += text.isascii() and backends.may_skip_parse(text, DEFAULT_LIMITS)
+        except RenderRejected:
+            pass
+    assert skipped > 100

@@ -33,8 +33,10 @@ Where the cold time goes (issue 16; 72 px, one Vector-Bench or RepairGen scene o
 65 elements, 420 attributes; CPU microseconds per document, in this process, on a loaded 2-core
 machine, session 5; raw skia on the same documents: about 200, its own parse about 124):
 
-* pre-check, about 90: lxml's parse 66, the text proofs (UTF-8 and entity checks, reference
-  markers, attribute count, ``<use``) about 24;
+* pre-check, about 90 through lxml (its parse 66, the text proofs 24: UTF-8 and entity checks,
+  reference markers, attribute count, ``<use``); for a document of the text lowering's grammar
+  whose text bounds every limit, expat's parse (about 39) and the same text proofs instead
+  (``vector_gym.render.precheck.may_skip_parse``);
 * skia-subset lowering on the text (``vector_gym.svg.normalise.subset_text``), about 175: the
   grammar regex 50, the rewrites 105 (17 circles at about 3.4 each: geometry split, exact
   ``.10g`` arcs; 7 lines, 3 paths with their path-data check; the regex scan 14), whitespace

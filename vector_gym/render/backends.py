@@ -33,7 +33,9 @@ already in the subset skia draws right: on its text, when the text is of the nar
 Vector-Bench and RepairGen scene), else on its tree
 (:func:`vector_gym.svg.normalise.subset.lower_skia_subset`, one pass); both give the pixels
 of the full normaliser, and only documents outside the subset pay for the full normaliser and
-the routing test. :func:`begin_documents` and :func:`end_document` split this work in two
+the routing test (when the text also bounds every pre-check limit, expat checks it is
+well-formed and no tree is built: :func:`vector_gym.render.precheck.may_skip_parse`).
+:func:`begin_documents` and :func:`end_document` split this work in two
 stages for a render worker: the bounded one (the pre-check and the text lowering) for all the
 documents of a message first, then, in each document's turn, the rest and the drawing. The outcome of the pre-check and preparation (the
 prepared text and the backend that draws it, or the failure reason) is kept per process in a

@@ -50,9 +50,13 @@ machine, session 5; raw skia on the same documents: about 200, its own parse abo
 
 So raw skia's 0.6x is out of reach at 72 px while the document is parsed twice (lxml, then skia)
 and drawn fitted: skia's own share of the pipeline's work is already 1.3x all of raw skia, and
-lxml's parse alone caps the ratio at about 0.6. Before session 5 (quiet machine, load 0.6): cold
-x1 / resvg 1.97 (Vector-Bench), 1.98 (RepairGen), 2.86 (V2); cold x1 / raw skia 0.28, 0.28,
-0.31. After (loaded machine, load 4-5, same run): about 2.4, 2.4 and 3.1; 0.34, 0.34, 0.34.
+lxml's parse alone would cap the ratio at about 0.6. Session 5, ``--sizes 72 --limit 60 --repeat
+3`` (Vector-Bench, RepairGen, V2), the code before and after run back to back on a loaded
+machine (load 5-6): cold x1 / resvg 1.84, 1.92, 2.75 before, 2.40, 2.33, 2.98 after; cold x1 /
+raw skia 0.26, 0.28, 0.30 before, 0.35, 0.34, 0.32 after (x1 cold images per CPU-second +31%,
++25%, +10%). The pool still costs about 11% against the same work in process (the parent's
+dispatch and wake-ups, the worker's pipe I/O): the next thing to cut. At 224 px cold x1 / raw
+skia is 0.65-0.76, at 512 px 0.98-1.36.
 
 Usage::
 

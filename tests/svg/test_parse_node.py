@@ -96,3 +96,17 @@ def test_repeated_start_tags_read_as_lxml_reads_them(order):
         assert keys == [tuple(n.attrib.items()) for n in nodes]
     root, _nodes, _keys = parse_node(MEMO_DOCS[1])
     assert root.children[0].attrib == {"{urn:two}b": "1", "x": "2"}
+
+
+def test_start_tag_scan_disagreeing_with_lxml_falls_back(monkeypatch):
+    # Defensive path: a scan that found a different number of start tags than lxml has elements
+    # (not expected for any well-formed text) gives lxml's own reading, and the memo is emptied.
+    import vector_gym.svg.canonical as canonical
+
+    text = f'<svg {NS}><rect x="1"/><rect x="2"/></svg>'
+    real = canonical._start_tags
+    monkeypatch.setattr(canonical, "_start_tags", lambda t: (real(t) or [None])[:-1] or None)
+    root, nodes, keys = parse_node(text)
+    assert _shape(root) == _shape(to_node(parse_svg(text)))
+    assert keys == [tuple(n.attrib.items()) for n in nodes]
+    assert canonical._ATTRIBUTES_MEMO == {}

@@ -379,7 +379,8 @@ def parse_node(
 _START_TAG_RE = re.compile(r"<(?:!--.*?-->|\?.*?\?>|/[^>]*>|([^>]*)>)", re.DOTALL)
 _ATTRIBUTES_MEMO: dict[str, tuple[tuple[str, str], ...]] = {}
 _ATTRIBUTES_MEMO_MAX = 1 << 15
-_ATTRIBUTES_MEMO_CHARS = 2048
+_ATTRIBUTES_MEMO_CHARS = 2048  # longest stored start tag (characters)
+_ATTRIBUTES_MEMO_BUDGET = 1 << 22  # characters of stored start tags before the memo is emptied
 _ATTRIBUTES_MEMO_TOTAL = [0]
 
 
@@ -406,7 +407,7 @@ def _remember(raw: str, key: tuple[tuple[str, str], ...]) -> None:
         if k[:1] == "{":
             return
     memo = _ATTRIBUTES_MEMO
-    if len(memo) >= _ATTRIBUTES_MEMO_MAX or _ATTRIBUTES_MEMO_TOTAL[0] > (1 << 24):
+    if len(memo) >= _ATTRIBUTES_MEMO_MAX or _ATTRIBUTES_MEMO_TOTAL[0] > _ATTRIBUTES_MEMO_BUDGET:
         memo.clear()
         _ATTRIBUTES_MEMO_TOTAL[0] = 0
     memo[raw] = key

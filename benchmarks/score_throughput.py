@@ -52,21 +52,28 @@ C walks ~4%, requested-edit readings and comparisons and the report the rest. Wh
 - no report field changed: the full ``to_dict`` of every bundled outcome, and of 2,650 mutated
   outputs, in both modes, is byte-identical to before (floats compared by their hex form).
 
-Measured on the shared 2-core machine (load average 3-9 from other engineers: rounds vary by
-up to 25%; the same-run ratios are the figures to read), ``--rounds 3``:
+Measured on the shared 2-core machine (load average 1-9 from other engineers: single rounds
+vary by up to 25%; the same-run ratios are the figures to read), ``--rounds 3``, the two
+checkouts back to back (load average 1.2-2.7):
 
 ============  =====================  =====================  ==================
 run           quiet: ours/s, x ref,  one busy core: same    under load / quiet
               floor/ours
 ============  =====================  =====================  ==================
-before        1,961, 54.7x, 11.3x    1,966, 57.6x, 11.1x    1.00
-after         2,604, 74.7x, 8.5x     2,401, 70.5x, 9.0x     0.92 (one round
-                                                            at 1,798 of 2,502)
+before        2,366, 69.4x, 9.3x     2,246, 66.1x, 9.7x     0.95
+after         2,703, 79.0x, 8.2x     2,181, 63.7x, 9.6x     0.81 (rounds 2,623,
+                                                            2,096, 2,181)
 ============  =====================  =====================  ==================
 
-(The previous session measured 2,443/s, 67x and 9.2x quiet on a quieter machine.) The issue's
-6x of the floor is **not** reached: what is left is spread thin (lxml's parse and the Node
-build ~24%, path checks ~14%, validity ~14%, the masked V walk ~6%, the rest under 3% each).
+The after run's loaded phase had one quiet-speed round and two slow ones; re-measured with a
+throwaway script (one cold pass per fresh process, the same busy loop on the same core, the two
+checkouts alternating, 4 + 3 runs each): loaded floor/ours 9.77x before and 8.55x after, quiet
+9.24x and 8.14x, loaded / quiet 0.93 before and 0.94 after (so no loss under load).
+(The previous session measured 2,443/s, 67x and 9.2x quiet.) The issue's 6x of the floor
+is **not** reached: what is left is spread thin (per-stage timers after: ``parse_node`` 25%, of
+which lxml's parse ~11 points and the Node build ~6; path checks 17%, ~120 us each, ~45 of them
+the 129 x 129 grid of D(A, B); validity 14%, mostly first readings of new values; the masked V
+walk 6%; the rest under 4% each).
 Parity mode is not slower (floor/ours ~40x, REFINE dominates; 38-43x against 43-44x before in
 back-to-back runs).
 

@@ -360,7 +360,13 @@ class RepairGenerator:
                 # (called before ``rng`` draws again, so a copy of it then is the trial's start)
                 whole = partial(self._whole_trial, prep, op, cand, target, set(taken), rng)
                 frac = changed_fraction(
-                    prep, alone, cand.id, trial.new_ids, alone_ctx.src_ids, whole=whole
+                    prep,
+                    alone,
+                    cand.id,
+                    trial.new_ids,
+                    alone_ctx.src_ids,
+                    whole=whole,
+                    at_least=cfg.min_visible_fraction,
                 )
             else:
                 frac = estimate

@@ -23,7 +23,13 @@ from vector_gym.tasks.repairgen import (
     write_vector_bench_layout,
 )
 from vector_gym.tasks.repairgen_ops import OPERATORS
-from vector_gym.tasks.repairgen_paths import read_points, replace_numbers, respell_path, scan_path
+from vector_gym.tasks.repairgen_paths import (
+    path_points,
+    read_points,
+    replace_numbers,
+    respell_path,
+    scan_path,
+)
 from vector_gym.tasks.repairgen_sources import load_sources, split_of
 from vector_gym.tasks.repairgen_words import color_word, instruction_leaks, noun_from_label
 
@@ -359,6 +365,31 @@ def test_path_scanning_and_rewriting():
     assert replace_numbers("0.5.5", {(0, 3): 2.0}) == "2 .5"
     assert math.isclose(float(replace_numbers("1e2", {(0, 3): 7.25})), 7.25)
 
+
+
+def test_path_points_is_scan_paths_reading_without_fields():
+    """path_points (the clean-source check and analysis) reads every path exactly as scan_path:
+    the same points, None for the same paths; over every path of the bundled sources and the
+    malformed spellings scan_path rejects."""
+    from vector_gym.svg.parse import parse_svg
+    from vector_gym.tasks.repairgen_sources import load_sources
+
+    paths = ["M0 0 L1", "Z", "M0 0 A5 5 0 2 1 1 1", "", "  ", "M0 0 L1 1 é", "m1 1 z m2 2 h3 v4 z"]
+    paths += ["M0 0 h5 v5 H0 V-1 l.5.5 1e2-3", "M1 2 3", "M0,0 Q1 1 2 2 T4 4 S5 5 6 6 a1 1 0 1 0 2 2"]
+    for src in load_sources(("vector_bench", "svgeditbench"))[::7]:
+        for el in parse_svg(src.svg).iter("{http://www.w3.org/2000/svg}path"):
+            paths.append(el.get("d") or "")
+    assert len(paths) > 1000
+    rejected = 0
+    for d in paths:
+        scanned = scan_path(d)
+        points = path_points(d)
+        if scanned is None:
+            rejected += 1
+            assert points is None, d
+        else:
+            assert points == tuple(scanned[1]), d
+    assert rejected >= 5
 
 def test_cli_generate_writes_loadable_tasks(tmp_path, capsys):
     from vector_gym.cli import main

@@ -418,3 +418,31 @@ def test_cli_generate_rejects_a_count_below_one(tmp_path, capsys, n):
     assert exc.value.code == 2  # argparse usage error, nothing written
     assert "expected an integer >= 1" in capsys.readouterr().err
     assert not (tmp_path / "tasks").exists()
+
+
+def test_generation_never_writes_the_prepared_clean_tree():
+    """Tasks share each prepared source's clean tree (their target until an operator writes it,
+    and the target text kept for them): generating tasks with every operator leaves that tree
+    exactly as a fresh preparation builds it, and the kept text is its serialisation."""
+    from collections import Counter
+
+    from vector_gym.tasks.repairgen_sources import prepare_source, serialise
+
+    gen = RepairGenerator(RepairGenConfig(split="all", max_repairs=6), seed=21)
+    ops: Counter = Counter()
+    used = set()
+    for i in range(120):
+        t = gen[i]
+        ops.update(t.meta()["operators"])
+        used.add(t.meta()["source_id"])
+    assert set(ops) == set(OPERATORS), ops
+    checked = 0
+    for k, src in enumerate(gen._sources):
+        if src.source_id not in used:
+            continue
+        prep = gen._prepare(k)
+        fresh = prepare_source.__wrapped__(src)
+        assert serialise(prep.root) == serialise(fresh.root), src.source_id
+        assert prep.text is None or prep.text == serialise(fresh.root), src.source_id
+        checked += 1
+    assert checked >= 60

@@ -144,6 +144,8 @@ class PreparedSource:
     render_form: Any = None  # clean render form for incremental trial renders (repairgen_visibility)
     elements: Any = None  # id -> element of ``root`` (built on first use)
     partials: Any = None  # id -> reduced copy of ``root`` holding that element (kept pristine)
+    text: Any = None  # serialise(root), kept (the target text of most tasks)
+    referencing: Any = None  # ids holding a local reference, and their ancestors (repairgen)
 
 
 def split_of(split_key: str, test_fraction: float) -> str:

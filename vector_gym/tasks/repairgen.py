@@ -328,6 +328,7 @@ class RepairGenerator:
         by_render = cfg.visibility == "render" and clean_image(prep) is not None
         # in render mode the area estimate only pre-filters hopeless corruptions
         min_area = cfg.min_visible_fraction * area * (0.3 if by_render else 1.0)
+        min_visible_area = cfg.min_visible_fraction * area
         used: set[str] = set()
         done: list[Corruption] = []
         tries = 0
@@ -366,6 +367,8 @@ class RepairGenerator:
             if by_render and not sure:
                 # (called before ``rng`` draws again, so a copy of it then is the trial's start)
                 whole = partial(self._whole_trial, prep, op, cand, target, set(taken), rng)
+                small = cand.fill_area + cand.stroke_area < _TRY_BOUND * min_visible_area
+                try_bound = cfg.min_visible_fraction if small else 0.0
                 frac = changed_fraction(
                     prep,
                     alone,
@@ -373,7 +376,7 @@ class RepairGenerator:
                     trial.new_ids,
                     alone_ctx.src_ids,
                     whole=whole,
-                    at_least=cfg.min_visible_fraction,
+                    at_least=try_bound,
                 )
             else:
                 frac = estimate
@@ -530,6 +533,11 @@ _SURE_OPS = frozenset({"displace", "delete", "recolor_fill", "opacity"})  # not 
 #: ... and only for elements that are well exposed: removing the element from the clean picture
 #: changes at least this share of its pixels (measured once per element, then cached).
 _SURE_EXPOSURE = 0.03
+#: A trial asks for the footprint bound (repairgen_visibility.changed_fraction's ``at_least``)
+#: only on an element whose estimated painted area is under this many times the visible
+#: minimum: a larger one almost never paints few enough pixels for the bound to decide, and
+#: drawing its footprint would be wasted. (Only speed depends on it, never a task.)
+_TRY_BOUND = 2.0
 def _exposure(prep: PreparedSource, cand: Any) -> float:
     """Share of the picture that changes when ``cand`` is removed (cached on the candidate)."""
     if cand.exposure is None:

@@ -23,7 +23,9 @@ Guarantees (checked over 10,000 tasks by ``benchmarks/repairgen_check.py``):
   corruptions visible; ``benchmarks/repairgen_check.py --visibility geometric``). The clean
   scene's normalised render form is kept, and a trial on a plain scene is drawn by splicing
   the changed element into it (:mod:`vector_gym.tasks.repairgen_visibility`; the same pixels
-  as a whole render, several times cheaper).
+  as a whole render, several times cheaper); a trial whose changed element paints fewer
+  pixels than the threshold, before and after the change together, is invisible without
+  drawing the scene (the changed pixels lie in that union; same verdicts).
 
 Purity: task ``idx`` of seed ``seed`` is a pure function of ``(config, seed, idx)`` (and the
 source set and generator version) through ``np.random.default_rng([seed, idx])``, a seed

@@ -19,6 +19,24 @@ and a trial differs from the clean scene in one element, so:
 The splice gives the same document as normalising the whole trial, so the same pixels:
 ``tests/tasks/test_repairgen_visibility.py`` checks image equality with ``render_many`` over
 generated tasks of every operator. RepairGen's tasks do not depend on which path drew them.
+
+About half of the trials are invisible, most of them on small elements. A caller that only
+compares the share with a threshold passes it (``changed_fraction(..., at_least=...)``), and a
+spliced trial is then first bounded without drawing the scene (:func:`_footprint_bound`, which
+gives the argument): every pixel the trial changes lies where the changed element paints,
+before or after the change, so the union of its two *footprints* (each drawn alone under its
+ancestors from the render form on a transparent 112 x 112 canvas, alpha > 0; the clean one kept
+per element) bounds the changed share from above. When that union is under the threshold the
+trial is invisible and the scene is not drawn: 0.91 of the 1.70 invisible trials per task of
+the default configuration (warm). The test above checks every bounded trial's exact share
+against ``render_many``; a throwaway check found no changed pixel outside the union in 21,154
+drawn trials (1-9 repairs, two seeds).
+
+Batching several trials' scene draws into one skia call was measured and does not pay: the
+per-call part of a draw is small (a clear is about 1 us, a one-element document parses and
+draws in about 18 us) beside parsing and drawing the scene itself (about 225 us at 5 KB), which
+a batch pays once per trial all the same; and the trials of one task are sequential (each
+accepted corruption moves the random stream the next trial starts from).
 """
 
 from __future__ import annotations

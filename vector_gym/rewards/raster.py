@@ -40,6 +40,7 @@ white, MSE; compression ratio); ``metrics-svgeditbench.md``.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -207,6 +208,9 @@ class RasterReport:
         return cls(**kw)
 
 
+_CACHE_LOCK = threading.Lock()
+
+
 def _stack(idx: np.ndarray, *images: list) -> tuple[np.ndarray, ...]:
     """``(len(idx), H, W, 3)`` arrays of the images at ``idx`` of each list (learned metrics)."""
     return tuple(np.stack([imgs[i] for i in idx]) for imgs in images)
@@ -306,7 +310,9 @@ class RasterScorer:
         from vector_gym.render import RenderCache
 
         if self._cache is None:
-            self._cache = RenderCache(max_items=4096, **self._render_kwargs())
+            with _CACHE_LOCK:  # a rollout scores parts of a batch in two threads
+                if self._cache is None:
+                    self._cache = RenderCache(max_items=4096, **self._render_kwargs())
         return self._cache.get_with(svgs, extra, size=self.size, background="white", backend=self.backend)
 
     def _dino(self):

@@ -50,6 +50,11 @@ class RasterSuite(CorpusSuite):
             options["tasks"] = tasks
         super().__init__(name, options=options, splits=("test",), **parts)
 
+    @property
+    def concurrent_scoring(self) -> bool:  # type: ignore[override]
+        """Rendering runs in the pool's processes (``processes != 0``): overlap it with the rollout."""
+        return self.processes != 0
+
     def extract(self, response: Any) -> str | None:
         """The SVGEditBench V2 scripts' rule (:func:`vector_gym.svg.extract.extract_svg_v2`)."""
         from vector_gym.svg.extract import extract_svg_v2

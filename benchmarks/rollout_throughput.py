@@ -38,6 +38,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -47,12 +48,15 @@ from vector_gym.envs.base import EditEnv
 from vector_gym.policies import make_policy
 from vector_gym.rollout import rollout
 
+PROCESSES = 2  # render processes of the raster suites
+
 
 def _suite(name: str) -> Any:
     if name.startswith("svgeditbench_v2"):
         from vector_gym.suites.svgeditbench_v2 import SVGEditBenchV2Suite
 
-        return SVGEditBenchV2Suite(processes=2, dino_model=None, clip_model=None, chamfer=name.endswith("+chamfer"))
+        return SVGEditBenchV2Suite(processes=PROCESSES, dino_model=None, clip_model=None,
+                                   chamfer=name.endswith("+chamfer"))
     from vector_gym.suites.vector_bench import VectorBenchSuite
 
     return VectorBenchSuite()
@@ -61,29 +65,53 @@ def _suite(name: str) -> Any:
 class _OneAtATime(EditEnv):
     """The per-completion baseline: no batch scoring, each step scores its answer alone."""
 
-    def prescore(self, tasks: Any, responses: Any) -> None:
+    def score_batch(self, tasks: Any, responses: Any) -> None:
         return None
 
 
-def _run(env: EditEnv, policy: Any, tasks: list[Any], batch_size: int) -> int:
+def _worker_cpu_s() -> float | None:
+    """CPU seconds (user + system) the shared pool's render processes have used so far (Linux)."""
+    from vector_gym.render.batch import get_pool
+
+    total = 0
+    try:
+        for pid in get_pool(PROCESSES, 2048).worker_pids():
+            with open(f"/proc/{pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (clock ticks)
+    except (OSError, IndexError, ValueError):
+        return None
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def _run(env: EditEnv, policy: Any, tasks: list[Any], batch_size: int) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory() as d:
-        out = rollout(env, policy, Path(d) / "r.jsonl", batch_size=batch_size,
-                      task_ids=[t.task_id for t in tasks], progress=False)
-    return len(out)
+        return rollout(env, policy, Path(d) / "r.jsonl", batch_size=batch_size,
+                       task_ids=[t.task_id for t in tasks], progress=False)
 
 
-def measure(name: str, limit: int, batch_size: int, repeat: int) -> dict[str, float]:
-    """Best rows/s of each path over ``repeat`` passes."""
-    best = {"batched": 0.0, "per-completion": 0.0}
+def measure(name: str, limit: int, batch_size: int, repeat: int) -> dict[str, dict[str, float]]:
+    """Per path, the pass with the best rows/s over ``repeat`` passes: rows/s, wall, parent
+    CPU and render-process CPU per row (ms). Raises AssertionError when the two paths' rows
+    carry different rewards or reports."""
+    best: dict[str, dict[str, float]] = {"batched": {"rows_s": 0.0}, "per-completion": {"rows_s": 0.0}}
+    scored: dict[str, list[Any]] = {}
     for _ in range(repeat):
         for path in best:
             suite = _suite(name)
             tasks = suite.tasks()[:limit]
             env = (EditEnv if path == "batched" else _OneAtATime)(suite, tasks=tasks)
             policy = make_policy("oracle", tasks)
-            t0 = time.perf_counter()
+            w0, c0, t0 = _worker_cpu_s(), time.process_time(), time.perf_counter()
             rows = _run(env, policy, tasks, batch_size if path == "batched" else 1)
-            best[path] = max(best[path], rows / (time.perf_counter() - t0))
+            wall, cpu, w1 = time.perf_counter() - t0, time.process_time() - c0, _worker_cpu_s()
+            scored.setdefault(path, [(r["task_id"], r["reward"], r["report"]) for r in rows])
+            n = len(rows)
+            if n / wall > best[path]["rows_s"]:
+                workers = (w1 - w0) / n * 1e3 if name.startswith("svgeditbench") and w0 is not None else 0.0
+                best[path] = {"rows_s": n / wall, "wall_ms": wall / n * 1e3, "parent_ms": cpu / n * 1e3,
+                              "workers_ms": workers}
+    assert scored["batched"] == scored["per-completion"], f"{name}: the two paths scored different reports"
     return best
 
 
@@ -95,12 +123,23 @@ def main() -> None:
     args = ap.parse_args()
     from vector_gym.render import render_many
 
-    render_many(["<svg xmlns='http://www.w3.org/2000/svg'/>"] * 4, size=(224, 224), processes=2)  # warm pool
+    render_many(["<svg xmlns='http://www.w3.org/2000/svg'/>"] * 4, size=(224, 224), processes=PROCESSES)  # warm pool
     import scipy.spatial  # noqa: F401  (Chamfer's import, outside the timings)
-    print(f"{'suite':<18}{'batched rows/s':>16}{'per-completion rows/s':>24}{'ratio':>8}")
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"{cores} cores, load {os.getloadavg()[0]:.2f}; per row, ms: wall, CPU of this process, "
+          f"CPU of the {PROCESSES} render processes; floor = the CPU-bound wall of the batched path")
+    print(f"{'suite':<24}{'path':<16}{'rows/s':>8}{'wall':>8}{'parent':>8}{'render':>8}{'floor':>8}{'ratio':>8}")
     for name in ("svgeditbench_v2", "svgeditbench_v2+chamfer", "vector_bench"):
         r = measure(name, args.limit, args.batch_size, args.repeat)
-        print(f"{name:<18}{r['batched']:>16.1f}{r['per-completion']:>24.1f}{r['batched'] / r['per-completion']:>8.2f}")
+        b, p = r["batched"], r["per-completion"]
+        for path, m in r.items():
+            # CPU-bound wall per row: all CPU over the cores, but never below one process's share
+            floor = max((m["parent_ms"] + m["workers_ms"]) / cores, m["parent_ms"], m["workers_ms"] / PROCESSES)
+            extra = f"{b['rows_s'] / p['rows_s']:>8.2f}" if path == "batched" else ""
+            print(f"{name:<24}{path:<16}{m['rows_s']:>8.0f}{m['wall_ms']:>8.3f}{m['parent_ms']:>8.3f}"
+                  f"{m['workers_ms']:>8.3f}{floor:>8.3f}{extra}")
+    print(f"load {os.getloadavg()[0]:.2f} at the end")
 
 
 if __name__ == "__main__":

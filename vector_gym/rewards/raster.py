@@ -188,13 +188,13 @@ class RasterReport:
     def to_dict(self) -> dict[str, Any]:
         """Return plain JSON types (lists for tuples, ``None`` for missing or non-finite numbers)."""
         out: dict[str, Any] = {}
-        for f in fields(self):
-            v = getattr(self, f.name)
+        for name in _REPORT_FIELDS:
+            v = getattr(self, name)
             if isinstance(v, tuple):
                 v = list(v)
             elif isinstance(v, float) and not math.isfinite(v):
                 v = None
-            out[f.name] = v
+            out[name] = v
         return out
 
     @classmethod
@@ -209,6 +209,7 @@ class RasterReport:
 
 
 _CACHE_LOCK = threading.Lock()
+_REPORT_FIELDS = tuple(f.name for f in fields(RasterReport))  # to_dict's keys, in order
 
 
 def _stack(idx: np.ndarray, *images: list) -> tuple[np.ndarray, ...]:

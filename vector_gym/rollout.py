@@ -8,6 +8,16 @@ each answer as one episode (``env.reset(options={"task_id": ...})`` then
 JSON Lines file: each row is written as its episode ends, and the file is fsynced once per
 batch.
 
+Overlap. For a suite whose scoring mostly waits on other processes
+(``suite.concurrent_scoring``: the raster suites with a render pool) a batch of at least 8
+answers is scored in up to 4 parts, each one ``score_many`` call
+(:meth:`~vector_gym.envs.base.EditEnv.score_batch`) in one of 2 threads: while the pool draws
+one part, a thread finishes the part before (MSEs, reports) and this thread steps the episodes
+of the part before that and writes their rows, so rows are written part by part, in order. A
+batch's fsync (batches of more than one row) runs in a thread while the next batch is generated
+and scored; that batch's first row waits for it, so at most one batch's rows are unsynced at any
+time, as with an inline fsync.
+
 Resume and crash safety
 -----------------------
 Rows are keyed by ``(env, task_id, policy, sample_index)``. Re-running with the same
@@ -222,6 +232,7 @@ def rollout(
         return obs
 
     def write(row: dict[str, Any], k: tuple[Any, ...], fh: Any) -> None:
+        syncer.wait()  # the batch before is on disk before this batch's first row is written
         row = writer.append(row, sync=False)  # scored on the full response; stored bounded
         have[k] = row
         if not is_error_row(row):
@@ -236,6 +247,7 @@ def rollout(
         bar = tqdm(total=todo, desc=f"{pname} on {name}", unit="row", leave=False)
     fh = None
     scorer = _TurnScorer(base, bool(getattr(base.suite, "concurrent_scoring", False)))
+    syncer = _Syncer(background=batch_size > 1)
     try:
         with writer:  # one writer (the lock) for the whole run
             for batch in _chunks(pending, batch_size):
@@ -262,11 +274,12 @@ def rollout(
                     lambda ep: write(ep.row(name, pname), key(ep.task.task_id, ep.index), fh),
                     scorer,
                 )
-                writer.sync()  # one fsync per batch (module docstring)
+                syncer.sync(writer)  # one fsync per batch (module docstring)
                 if bar is not None:
                     # tqdm redraws at most every 0.1 s of *row* updates; redraw once per batch
                     # so the count and the time left show after every policy call.
                     bar.refresh()
+            syncer.wait()
     except KeyboardInterrupt:
         raise RunInterrupted(_saved(have, done, name, pname), out_path) from None
     except OSError as exc:  # a full disk, a vanished folder: the rows written so far resume
@@ -275,6 +288,7 @@ def rollout(
         ) from None
     finally:
         scorer.close()
+        syncer.close()
         writer.close()
         if bar is not None:
             bar.close()
@@ -413,6 +427,39 @@ class _TurnScorer:
         """Wait for the parts in flight (bounded by the render watchdog) and stop the threads."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+class _Syncer:
+    """A batch's fsync, in a thread with ``background`` (batches of more than one row): the next
+    batch's policy call and scoring go on meanwhile, and its first row waits for it (``wait``),
+    so at most the rows of one batch are ever unsynced, as with an inline fsync."""
+
+    def __init__(self, background: bool) -> None:
+        self.background = background
+        self._pool: Any = None
+        self._pending: Any = None
+
+    def sync(self, writer: RunWriter) -> None:
+        if not self.background:
+            writer.sync()
+            return
+        self.wait()
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="vector-gym-fsync")
+        self._pending = self._pool.submit(writer.sync)
+
+    def wait(self) -> None:
+        """Wait for the fsync in flight; raises its OSError (a full disk)."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
             self._pool = None
 
 

@@ -130,3 +130,28 @@ def test_raster_suite_rows_equal_those_of_one_step_per_completion(tmp_path):
                      batch_size=1, task_ids=ids, progress=False)
     assert _scored(batched) == _scored(single)
     assert all(r["reward"] == 1.0 and r["report"]["mse"] == 0.0 for r in batched)  # the oracle's
+
+
+def test_a_failed_background_fsync_ends_the_run_as_interrupted_and_resumes(tmp_path, monkeypatch):
+    from vector_gym.runfile import RunInterrupted
+
+    real = runfile.os.fsync
+    threads: list[str] = []
+
+    def full_disk(fd):
+        threads.append(threading.current_thread().name)
+        if len(threads) == 1:
+            raise OSError(28, "No space left on device")
+        real(fd)
+
+    monkeypatch.setattr(runfile.os, "fsync", full_disk)
+    out = tmp_path / "r.jsonl"
+    with pytest.raises(RunInterrupted, match="No space left"):
+        rollout(make_env(False), CountingPolicy(), out, batch_size=5, progress=False)
+    assert threads[0].startswith("vector-gym-fsync")  # the first batch's fsync, in its thread
+    assert [r["task_id"] for r in read_rows(out)] == ["t0", "t1", "t2", "t3", "t4"]  # no row after it
+    monkeypatch.setattr(runfile.os, "fsync", real)
+    pol = CountingPolicy()
+    rows = rollout(make_env(False), pol, out, batch_size=5, progress=False)
+    assert pol.seen == [t.task_id for t in TASKS[5:]]
+    assert len(rows) == 13

@@ -117,7 +117,7 @@ def measure(name: str, limit: int, batch_size: int, repeat: int) -> dict[str, di
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--limit", type=int, default=64, help="tasks per suite (default: 64)")
+    ap.add_argument("--limit", type=int, default=128, help="tasks per suite (default: 128)")
     ap.add_argument("--batch-size", type=int, default=32, help="completions per policy call (default: 32)")
     ap.add_argument("--repeat", type=int, default=3, help="passes per measurement, best kept (default: 3)")
     args = ap.parse_args()

@@ -381,7 +381,7 @@ class _Episode:
         return row
 
 
-#: Parts a turn's batch is scored in when the suite scores concurrently (rows per part >= 4),
+#: Parts a turn's batch is scored in when the suite scores concurrently (at most one per 4 rows),
 #: and how many parts are scored at once: the render pool draws one part while the scoring
 #: threads finish the part before (its MSEs and reports) and this thread records the one before.
 _OVERLAP_PARTS = 4
@@ -404,7 +404,8 @@ class _TurnScorer:
         k = min(_OVERLAP_PARTS, n // _OVERLAP_MIN_ROWS) if self.concurrent else 1
         if k <= 1:
             return [(0, n)]
-        bounds = [round(i * n / k) for i in range(k + 1)]
+        # the last part half the others: the pool idles while its rows are recorded
+        bounds = [round(n * min(2 * i, 2 * k - 1) / (2 * k - 1)) for i in range(k + 1)]
         return list(zip(bounds[:-1], bounds[1:]))
 
     def _timed(self, tasks: list[Any], texts: list[Any]) -> tuple[Any, float, float]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+from test_rollout import CountingPolicy, SecondTimeLucky, ToyReport
 
 import vector_gym.runfile as runfile
 from vector_gym.envs.base import EditEnv
@@ -14,8 +15,6 @@ from vector_gym.errors import ScorerError
 from vector_gym.rollout import read_rows, rollout
 from vector_gym.suites import Suite
 from vector_gym.tasks.task import Task
-
-from test_rollout import CountingPolicy, SecondTimeLucky, ToyReport
 
 TASKS = [Task(f"t{i}", "toy", f"make it {i}", f"<svg>{i}</svg>", f"<svg>{i + 1}</svg>") for i in range(13)]
 

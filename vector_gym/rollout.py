@@ -406,7 +406,7 @@ class _TurnScorer:
             return [(0, n)]
         # the last part half the others: the pool idles while its rows are recorded
         bounds = [round(n * min(2 * i, 2 * k - 1) / (2 * k - 1)) for i in range(k + 1)]
-        return list(zip(bounds[:-1], bounds[1:]))
+        return list(zip(bounds[:-1], bounds[1:], strict=True))
 
     def _timed(self, tasks: list[Any], texts: list[Any]) -> tuple[Any, float, float]:
         t0 = time.perf_counter()

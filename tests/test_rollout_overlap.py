@@ -116,19 +116,33 @@ def test_raster_suite_rows_equal_those_of_one_step_per_completion(tmp_path):
         def score_batch(self, tasks, responses):
             return None
 
-    def suite():
-        return SVGEditBenchV2Suite(processes=2, dino_model=None, clip_model=None, chamfer=False)
+    class Overlapped(SVGEditBenchV2Suite):
+        concurrent_scoring = True  # whatever this machine's cores
 
-    assert suite().concurrent_scoring is True
+    def suite(cls=SVGEditBenchV2Suite):
+        return cls(processes=2, dino_model=None, clip_model=None, chamfer=False)
+
     assert SVGEditBenchV2Suite(processes=0, dino_model=None, clip_model=None).concurrent_scoring is False
     tasks = suite().tasks()[:12]
     ids = [t.task_id for t in tasks]
-    batched = rollout(EditEnv(suite(), tasks=tasks), make_policy("oracle", tasks), tmp_path / "b.jsonl",
+    env = EditEnv(suite(Overlapped), tasks=tasks)
+    batched = rollout(env, make_policy("oracle", tasks), tmp_path / "b.jsonl",
                       batch_size=12, task_ids=ids, progress=False)
     single = rollout(OneAtATime(suite(), tasks=tasks), make_policy("oracle", tasks), tmp_path / "s.jsonl",
                      batch_size=1, task_ids=ids, progress=False)
     assert _scored(batched) == _scored(single)
     assert all(r["reward"] == 1.0 and r["report"]["mse"] == 0.0 for r in batched)  # the oracle's
+
+
+def test_raster_suites_overlap_only_with_a_core_beside_the_render_processes(monkeypatch):
+    import os
+
+    from vector_gym.suites.svgeditbench_v2 import SVGEditBenchV2Suite
+
+    for cores, processes, expected in ((2, 2, False), (3, 2, True), (16, 2, True), (16, None, False), (16, 0, False)):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid, n=cores: set(range(n)))
+        suite = SVGEditBenchV2Suite(processes=processes, dino_model=None, clip_model=None)
+        assert suite.concurrent_scoring is expected, (cores, processes)
 
 
 def test_a_failed_background_fsync_ends_the_run_as_interrupted_and_resumes(tmp_path, monkeypatch):

@@ -23,7 +23,13 @@ from vector_gym.tasks.repairgen import (
     write_vector_bench_layout,
 )
 from vector_gym.tasks.repairgen_ops import OPERATORS
-from vector_gym.tasks.repairgen_paths import read_points, replace_numbers, respell_path, scan_path
+from vector_gym.tasks.repairgen_paths import (
+    path_points,
+    read_points,
+    replace_numbers,
+    respell_path,
+    scan_path,
+)
 from vector_gym.tasks.repairgen_sources import load_sources, split_of
 from vector_gym.tasks.repairgen_words import color_word, instruction_leaks, noun_from_label
 
@@ -360,6 +366,31 @@ def test_path_scanning_and_rewriting():
     assert math.isclose(float(replace_numbers("1e2", {(0, 3): 7.25})), 7.25)
 
 
+
+def test_path_points_is_scan_paths_reading_without_fields():
+    """path_points (the clean-source check and analysis) reads every path exactly as scan_path:
+    the same points, None for the same paths; over every path of the bundled sources and the
+    malformed spellings scan_path rejects."""
+    from vector_gym.svg.parse import parse_svg
+    from vector_gym.tasks.repairgen_sources import load_sources
+
+    paths = ["M0 0 L1", "Z", "M0 0 A5 5 0 2 1 1 1", "", "  ", "M0 0 L1 1 é", "m1 1 z m2 2 h3 v4 z"]
+    paths += ["M0 0 h5 v5 H0 V-1 l.5.5 1e2-3", "M1 2 3", "M0,0 Q1 1 2 2 T4 4 S5 5 6 6 a1 1 0 1 0 2 2"]
+    for src in load_sources(("vector_bench", "svgeditbench"))[::7]:
+        for el in parse_svg(src.svg).iter("{http://www.w3.org/2000/svg}path"):
+            paths.append(el.get("d") or "")
+    assert len(paths) > 1000
+    rejected = 0
+    for d in paths:
+        scanned = scan_path(d)
+        points = path_points(d)
+        if scanned is None:
+            rejected += 1
+            assert points is None, d
+        else:
+            assert points == tuple(scanned[1]), d
+    assert rejected >= 5
+
 def test_cli_generate_writes_loadable_tasks(tmp_path, capsys):
     from vector_gym.cli import main
 
@@ -387,3 +418,31 @@ def test_cli_generate_rejects_a_count_below_one(tmp_path, capsys, n):
     assert exc.value.code == 2  # argparse usage error, nothing written
     assert "expected an integer >= 1" in capsys.readouterr().err
     assert not (tmp_path / "tasks").exists()
+
+
+def test_generation_never_writes_the_prepared_clean_tree():
+    """Tasks share each prepared source's clean tree (their target until an operator writes it,
+    and the target text kept for them): generating tasks with every operator leaves that tree
+    exactly as a fresh preparation builds it, and the kept text is its serialisation."""
+    from collections import Counter
+
+    from vector_gym.tasks.repairgen_sources import prepare_source, serialise
+
+    gen = RepairGenerator(RepairGenConfig(split="all", max_repairs=6), seed=21)
+    ops: Counter = Counter()
+    used = set()
+    for i in range(120):
+        t = gen[i]
+        ops.update(t.meta()["operators"])
+        used.add(t.meta()["source_id"])
+    assert set(ops) == set(OPERATORS), ops
+    checked = 0
+    for k, src in enumerate(gen._sources):
+        if src.source_id not in used:
+            continue
+        prep = gen._prepare(k)
+        fresh = prepare_source.__wrapped__(src)
+        assert serialise(prep.root) == serialise(fresh.root), src.source_id
+        assert prep.text is None or prep.text == serialise(fresh.root), src.source_id
+        checked += 1
+    assert checked >= 60

@@ -15,22 +15,24 @@ from vector_gym.tasks.repairgen import RepairGenConfig, RepairGenerator
 
 
 def test_spliced_renders_equal_whole_renders(monkeypatch):
-    """Every trial drawn by the splice is pixel-identical to render_many on the whole trial."""
+    """Every trial drawn by the splice is pixel-identical to render_many on the whole trial, and
+    every trial decided by the footprint bound instead changes fewer pixels than the bound says
+    (so fewer than the visibility threshold)."""
     original = vis._spliced
     real_fraction = rg.changed_fraction
     seen: Counter = Counter()
     ops: Counter = Counter()
     last: dict = {}
 
-    def spliced(prep, form, trial, part, new):
+    def spliced(prep, form, trial, part, new, at_least=0.0):
         before = vis.to_svg_bytes(form.root)
-        last["img"] = img = original(prep, form, trial, part, new)
+        last["img"] = img = original(prep, form, trial, part, new, at_least)
         assert vis.to_svg_bytes(form.root) == before  # the cached render form is restored
         return img
 
-    def checked(prep, trial, part, new=(), index=None, whole=None):
+    def checked(prep, trial, part, new=(), index=None, whole=None, at_least=0.0):
         last.clear()
-        frac = real_fraction(prep, trial, part, new, index, whole=whole)
+        frac = real_fraction(prep, trial, part, new, index, whole=whole, at_least=at_least)
         if "img" not in last:
             return frac  # a scene that is not plain: drawn whole
         if last["img"] is None:
@@ -46,6 +48,12 @@ def test_spliced_renders_equal_whole_renders(monkeypatch):
             kind = "deleted"
         ref = vis.render_whole(full, prep)
         assert ref is not None
+        if isinstance(last["img"], float):  # decided by the bound, not drawn
+            moved = np.abs(ref.astype(int) - prep.image.astype(int)).max(axis=2) > vis.CHANGED_LEVEL
+            exact = np.count_nonzero(moved) / moved.size
+            assert exact <= frac < at_least, (prep.source.source_id, part, exact, frac)
+            seen["bounded"] += 1
+            return frac
         np.testing.assert_array_equal(last["img"], ref, err_msg=f"{prep.source.source_id} {part}")
         seen[kind] += 1
         return frac
@@ -56,6 +64,7 @@ def test_spliced_renders_equal_whole_renders(monkeypatch):
     for i in range(120):
         ops.update(gen[i].meta()["operators"])
     assert seen["changed"] >= 100 and seen["new"] >= 5 and seen["deleted"] >= 5, seen
+    assert seen["bounded"] >= 40, seen
     assert seen["declined"] <= seen["changed"] // 20, seen
     assert len(ops) == 9, ops  # every operator went through the check
 

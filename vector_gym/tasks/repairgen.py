@@ -23,7 +23,9 @@ Guarantees (checked over 10,000 tasks by ``benchmarks/repairgen_check.py``):
   corruptions visible; ``benchmarks/repairgen_check.py --visibility geometric``). The clean
   scene's normalised render form is kept, and a trial on a plain scene is drawn by splicing
   the changed element into it (:mod:`vector_gym.tasks.repairgen_visibility`; the same pixels
-  as a whole render, several times cheaper).
+  as a whole render, several times cheaper); a trial whose changed element paints fewer
+  pixels than the threshold, before and after the change together, is invisible without
+  drawing the scene (the changed pixels lie in that union; same verdicts).
 
 Purity: task ``idx`` of seed ``seed`` is a pure function of ``(config, seed, idx)`` (and the
 source set and generator version) through ``np.random.default_rng([seed, idx])``, a seed
@@ -40,11 +42,13 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import threading
 from collections import Counter, deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -317,12 +321,16 @@ class RepairGenerator:
     def _corrupt(self, prep: PreparedSource, n: int, rng: np.random.Generator) -> _Built | None:
         cfg = self.config
         source = copy.deepcopy(prep.root)
-        target = copy.deepcopy(prep.root)
+        # The target is the clean tree itself until an operator must write it (only ``opacity``
+        # does: it states the clean opacity), then a copy; every other operator only reads it.
+        target = prep.root
+        tgt_ids: Mapping[str, Any] = MappingProxyType(_elements(prep))
         taken = set(prep.ids)
         area = prep.width * prep.height
         by_render = cfg.visibility == "render" and clean_image(prep) is not None
         # in render mode the area estimate only pre-filters hopeless corruptions
         min_area = cfg.min_visible_fraction * area * (0.3 if by_render else 1.0)
+        min_visible_area = cfg.min_visible_fraction * area
         used: set[str] = set()
         done: list[Corruption] = []
         tries = 0
@@ -344,7 +352,9 @@ class RepairGenerator:
             trial_rng = _copy_rng(rng)
             alone = copy.deepcopy(prep.root) if op == "insert" else _partial_copy(prep, cand.id)
             alone_target = _partial_copy(prep, cand.id) if op == "opacity" else target
-            alone_ctx = self._ctx(prep, alone, alone_target, set(taken))
+            alone_ctx = self._ctx(
+                prep, alone, alone_target, set(taken), None if op == "opacity" else tgt_ids
+            )
             trial = apply_operator(op, alone_ctx, cand, trial_rng)
             if trial is None or trial.changed_area < min_area:
                 continue
@@ -359,14 +369,25 @@ class RepairGenerator:
             if by_render and not sure:
                 # (called before ``rng`` draws again, so a copy of it then is the trial's start)
                 whole = partial(self._whole_trial, prep, op, cand, target, set(taken), rng)
+                small = cand.fill_area + cand.stroke_area < _TRY_BOUND * min_visible_area
+                try_bound = cfg.min_visible_fraction if small else 0.0
                 frac = changed_fraction(
-                    prep, alone, cand.id, trial.new_ids, alone_ctx.src_ids, whole=whole
+                    prep,
+                    alone,
+                    cand.id,
+                    trial.new_ids,
+                    alone_ctx.src_ids,
+                    whole=whole,
+                    at_least=try_bound,
                 )
             else:
                 frac = estimate
             if frac < cfg.min_visible_fraction:
                 continue
-            corr = apply_operator(op, self._ctx(prep, source, target, taken), cand, rng)
+            if op == "opacity" and target is prep.root:
+                target = copy.deepcopy(prep.root)
+                tgt_ids = _index(target)
+            corr = apply_operator(op, self._ctx(prep, source, target, taken, tgt_ids), cand, rng)
             if corr is None:  # cannot happen (same state, same draws); keep the task consistent
                 return None
             corr.visible_fraction = frac
@@ -382,15 +403,22 @@ class RepairGenerator:
         """The trial of ``op`` on ``cand`` applied to a whole copy of the clean scene."""
         whole = copy.deepcopy(prep.root)
         ctx = self._ctx(prep, whole, copy.deepcopy(target), taken)
-        apply_operator(op, ctx, cand, _copy_rng(rng))
+        apply_operator(op, ctx, cand, _copy_rng(rng, slot=1))
         return whole
 
-    def _ctx(self, prep: PreparedSource, source: Any, target: Any, taken: set[str]) -> OpContext:
+    def _ctx(
+        self,
+        prep: PreparedSource,
+        source: Any,
+        target: Any,
+        taken: set[str],
+        tgt_ids: Mapping[str, Any] | None = None,
+    ) -> OpContext:
         return OpContext(
             source=source,
             target=target,
             src_ids=_index(source),
-            tgt_ids=_index(target),
+            tgt_ids=_index(target) if tgt_ids is None else tgt_ids,
             width=prep.width,
             height=prep.height,
             origin=prep.origin,
@@ -404,12 +432,22 @@ class RepairGenerator:
         cfg = self.config
         edits = [e for c in built.corruptions for e in c.edits]
         parts = {e.part for e in edits}
-        target_ids = [
-            el.get("id") for el in built.target.iter() if isinstance(el.tag, str) and el.get("id")
-        ]
+        clean = built.target is prep.root  # no operator wrote the target (see _corrupt)
+        if clean:
+            target_ids = list(_elements(prep))  # document order, like iter()
+        else:
+            target_ids = [
+                el.get("id")
+                for el in built.target.iter()
+                if isinstance(el.tag, str) and el.get("id")
+            ]
         touched = _edit_sites(built.source, parts) | _edit_sites(built.target, parts)
         if any(e.attribute == "exists" for e in edits):
-            touched |= _referencing(built.source) | _referencing(built.target)
+            if clean and prep.referencing is None:
+                prep.referencing = frozenset(_referencing(prep.root))
+            touched |= _referencing(built.source) | (
+                prep.referencing if clean else _referencing(built.target)
+            )
         protected = tuple(i for i in target_ids if i not in touched)
         instruction = _instruction(prep, built.corruptions, rng)
         task_id = f"rg-{cfg.split}-s{self.seed}-{idx:07d}"
@@ -443,7 +481,7 @@ class RepairGenerator:
             family=FAMILY,
             instruction=instruction,
             source_svg=serialise(built.source),
-            target_svg=serialise(built.target),
+            target_svg=_clean_text(prep) if clean else serialise(built.target),
             requested_edits=tuple(edits),
             protected_ids=protected,
             metadata=tuple((k, freeze_value(v)) for k, v in metadata.items()),
@@ -497,6 +535,11 @@ _SURE_OPS = frozenset({"displace", "delete", "recolor_fill", "opacity"})  # not 
 #: ... and only for elements that are well exposed: removing the element from the clean picture
 #: changes at least this share of its pixels (measured once per element, then cached).
 _SURE_EXPOSURE = 0.03
+#: A trial asks for the footprint bound (repairgen_visibility.changed_fraction's ``at_least``)
+#: only on an element whose estimated painted area is under this many times the visible
+#: minimum: a larger one almost never paints few enough pixels for the bound to decide, and
+#: drawing its footprint would be wasted. (Only speed depends on it, never a task.)
+_TRY_BOUND = 2.0
 def _exposure(prep: PreparedSource, cand: Any) -> float:
     """Share of the picture that changes when ``cand`` is removed (cached on the candidate)."""
     if cand.exposure is None:
@@ -508,13 +551,26 @@ def _exposure(prep: PreparedSource, cand: Any) -> float:
     return cand.exposure
 
 
-def _partial_copy(prep: PreparedSource, part: str) -> Any:
-    """A copy of the clean scene holding only element ``part`` (whole) and its ancestors."""
+def _elements(prep: PreparedSource) -> dict[str, Any]:
+    """Id -> element of the clean tree ``prep.root`` (built once; ids are unique in a source)."""
     if prep.elements is None:
         prep.elements = {
             el.get("id"): el for el in prep.root.iter() if isinstance(el.tag, str) and el.get("id")
         }
         prep.partials = {}
+    return prep.elements
+
+
+def _clean_text(prep: PreparedSource) -> str:
+    """``serialise(prep.root)``, kept: the target text of every task whose target is unchanged."""
+    if prep.text is None:
+        prep.text = serialise(prep.root)
+    return prep.text
+
+
+def _partial_copy(prep: PreparedSource, part: str) -> Any:
+    """A copy of the clean scene holding only element ``part`` (whole) and its ancestors."""
+    _elements(prep)
     # the reduced copy is built once per element and kept untouched; each trial gets a deep
     # copy of it (one C call: the same tree as building it again, a fraction of the time)
     kept = prep.partials.get(part)
@@ -523,10 +579,25 @@ def _partial_copy(prep: PreparedSource, part: str) -> Any:
     return copy.deepcopy(kept)
 
 
-def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
-    bit = type(rng.bit_generator)(0)  # a fixed seed, then the state: no OS entropy is read
-    bit.state = rng.bit_generator.state
-    return np.random.Generator(bit)
+_SPARE_RNGS = threading.local()  # per thread: (bit generator type, slot) -> a kept Generator
+
+
+def _copy_rng(rng: np.random.Generator, slot: int = 0) -> np.random.Generator:
+    """A generator at ``rng``'s state (the same draws), without OS entropy or seeding.
+
+    It is one kept generator per thread and ``slot`` (0: an operator trial, 1: its whole-scene
+    rebuild), set to ``rng``'s state: valid until the next copy into the same slot. Building a
+    fresh bit generator costs a seeding (about 16 us), most of a copy's time.
+    """
+    kept = getattr(_SPARE_RNGS, "gens", None)
+    if kept is None:
+        kept = _SPARE_RNGS.gens = {}
+    kind = type(rng.bit_generator)
+    gen = kept.get((kind, slot))
+    if gen is None:
+        gen = kept[(kind, slot)] = np.random.Generator(kind(0))  # a fixed seed: no OS entropy
+    gen.bit_generator.state = rng.bit_generator.state
+    return gen
 
 
 _BY_ID = etree.XPath("descendant-or-self::*[@id=$i]")

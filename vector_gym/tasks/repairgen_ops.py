@@ -33,6 +33,7 @@ from vector_gym.svg.color import delta_e76, hex_to_lab, normalise_color, parse_c
 from vector_gym.svg.parse import local_name
 from vector_gym.tasks.repairgen_paths import (
     format_number,
+    path_points,
     read_points,
     replace_numbers,
     scan_path,
@@ -266,10 +267,10 @@ def analyse_element(el: Any, noun: str, referenced: set[str]) -> Candidate | Non
         length = _perimeter(pts, tag == "polygon")
         points_ok = movable = len(pts) >= 2
     else:  # path
-        scanned_path = scan_path(g("d") or "")
-        if scanned_path is None:
+        read = path_points(g("d") or "")  # scan_path's points, without its fields
+        if read is None:
             return None
-        _, pts = scanned_path
+        pts = list(read)
         if len(pts) < 2:
             return None
         xs = [p[0] for p in pts]

@@ -24,6 +24,7 @@ from vector_gym.svg.path_data import path_fields
 __all__ = [
     "PathField",
     "scan_path",
+    "path_points",
     "respell_path",
     "replace_numbers",
     "format_number",
@@ -117,6 +118,12 @@ _SCAN_CACHE_CHARS = 4096
 
 def _scan(d: str) -> tuple[tuple[PathField, ...], tuple[tuple[float, float], ...]] | None:
     """:func:`scan_path` with immutable results (the cached body)."""
+    return _read(d, True)
+
+
+def _read(d: str, keep_fields: bool) -> tuple[tuple[PathField, ...], tuple[tuple[float, float], ...]] | None:
+    """The reading of :func:`scan_path`; ``keep_fields=False`` builds no PathField (an empty
+    tuple in their place) and returns the same points, or None exactly when it would."""
     if not d.strip():
         return None
     if not d.isascii():
@@ -126,6 +133,7 @@ def _scan(d: str) -> tuple[tuple[PathField, ...], tuple[tuple[float, float], ...
         return None
     fields: list[PathField] = []
     points: list[tuple[float, float]] = []
+    n_fields = 0
     cur = (0.0, 0.0)
     start_pt: tuple[float, float] | None = None
     pair_no = 0
@@ -138,6 +146,7 @@ def _scan(d: str) -> tuple[tuple[PathField, ...], tuple[tuple[float, float], ...
             continue
         rel = letter.islower()
         vals = [(s0, e0, v, role) for (s0, e0, v, _flag), role in zip(spans, _FIELDS[up], strict=True)]
+        n_fields += len(vals)
         # absolute conversion and bookkeeping
         eff = "L" if (up == "M" and set_no > 0) else up
         is_first_move = first_command and set_no == 0 and up == "M"
@@ -166,6 +175,9 @@ def _scan(d: str) -> tuple[tuple[PathField, ...], tuple[tuple[float, float], ...
             cur = points[-1]
         if up == "M" and set_no == 0:
             start_pt = cur
+        first_command = False
+        if not keep_fields:
+            continue
         for s0, e0, v, role in vals:
             fields.append(
                 PathField(
@@ -178,10 +190,29 @@ def _scan(d: str) -> tuple[tuple[PathField, ...], tuple[tuple[float, float], ...
                     pair=pair_of.get(s0, -1),
                 )
             )
-        first_command = False
-    if not fields:
+    if not n_fields:
         return None
     return tuple(fields), tuple(points)
+
+
+@lru_cache(maxsize=256)  # like _scan_cached: a source's paths are read twice, close together
+def _points_cached(d: str) -> tuple[tuple[float, float], ...] | None:
+    read = _read(d, False)
+    return None if read is None else read[1]
+
+
+def path_points(d: str) -> tuple[tuple[float, float], ...] | None:
+    """The ``points`` of :func:`scan_path` (None exactly when it returns None), without
+    building its fields: what a clean source's check and analysis need of every path.
+
+    Examples
+    --------
+    >>> path_points("M10 10 l5 0"), path_points("M0 0 L")
+    (((10.0, 10.0), (15.0, 10.0)), None)
+    """
+    if not isinstance(d, str):
+        return None
+    return _points_cached(d) if len(d) <= _SCAN_CACHE_CHARS else _points_cached.__wrapped__(d)
 
 
 _scan_cached = lru_cache(maxsize=256)(_scan)

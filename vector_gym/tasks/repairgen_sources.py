@@ -36,7 +36,7 @@ from vector_gym.svg.canonical import is_invalid, normalise_attribute
 from vector_gym.svg.parse import parse_svg
 from vector_gym.svg.viewbox import parse_viewbox, viewport_size
 from vector_gym.tasks.repairgen_ops import Candidate, analyse_element, local
-from vector_gym.tasks.repairgen_paths import respell_path, scan_path, scan_points
+from vector_gym.tasks.repairgen_paths import path_points, respell_path, scan_points
 from vector_gym.tasks.repairgen_words import color_word, noun_from_label
 
 __all__ = [
@@ -144,6 +144,8 @@ class PreparedSource:
     render_form: Any = None  # clean render form for incremental trial renders (repairgen_visibility)
     elements: Any = None  # id -> element of ``root`` (built on first use)
     partials: Any = None  # id -> reduced copy of ``root`` holding that element (kept pristine)
+    text: Any = None  # serialise(root), kept (the target text of most tasks)
+    referencing: Any = None  # ids holding a local reference, and their ancestors (repairgen)
 
 
 def split_of(split_key: str, test_fraction: float) -> str:
@@ -432,7 +434,7 @@ def prepare_source(source: CleanSource) -> PreparedSource | None:
         if tag == "path" and el.get("d") is not None:
             d = el.get("d")
             if d.strip():
-                if scan_path(d) is None:  # respell_path's own check (its scan is cached)
+                if path_points(d) is None:  # respell_path's own check (scan_path's reading)
                     return None
                 if not _reference_valid_d(d):
                     el.set("d", respell_path(d))

@@ -8,6 +8,16 @@ each answer as one episode (``env.reset(options={"task_id": ...})`` then
 JSON Lines file: each row is written as its episode ends, and the file is fsynced once per
 batch.
 
+Overlap. For a suite whose scoring mostly waits on other processes
+(``suite.concurrent_scoring``: the raster suites with a render pool) a batch of at least 8
+answers is scored in up to 4 parts, each one ``score_many`` call
+(:meth:`~vector_gym.envs.base.EditEnv.score_batch`) in one of 2 threads: while the pool draws
+one part, a thread finishes the part before (MSEs, reports) and this thread steps the episodes
+of the part before that and writes their rows, so rows are written part by part, in order. A
+batch's fsync (batches of more than one row) runs in a thread while the next batch is generated
+and scored; that batch's first row waits for it, so at most one batch's rows are unsynced at any
+time, as with an inline fsync.
+
 Resume and crash safety
 -----------------------
 Rows are keyed by ``(env, task_id, policy, sample_index)``. Re-running with the same
@@ -77,6 +87,7 @@ retried on resume.
 
 from __future__ import annotations
 
+import collections
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -221,6 +232,7 @@ def rollout(
         return obs
 
     def write(row: dict[str, Any], k: tuple[Any, ...], fh: Any) -> None:
+        syncer.wait()  # the batch before is on disk before this batch's first row is written
         row = writer.append(row, sync=False)  # scored on the full response; stored bounded
         have[k] = row
         if not is_error_row(row):
@@ -234,6 +246,8 @@ def rollout(
 
         bar = tqdm(total=todo, desc=f"{pname} on {name}", unit="row", leave=False)
     fh = None
+    scorer = _TurnScorer(base, bool(getattr(base.suite, "concurrent_scoring", False)))
+    syncer = _Syncer(background=batch_size > 1)
     try:
         with writer:  # one writer (the lock) for the whole run
             for batch in _chunks(pending, batch_size):
@@ -258,12 +272,14 @@ def rollout(
                     batch_size,
                     observe,
                     lambda ep: write(ep.row(name, pname), key(ep.task.task_id, ep.index), fh),
+                    scorer,
                 )
-                writer.sync()  # one fsync per batch (module docstring)
+                syncer.sync(writer)  # one fsync per batch (module docstring)
                 if bar is not None:
                     # tqdm redraws at most every 0.1 s of *row* updates; redraw once per batch
                     # so the count and the time left show after every policy call.
                     bar.refresh()
+            syncer.wait()
     except KeyboardInterrupt:
         raise RunInterrupted(_saved(have, done, name, pname), out_path) from None
     except OSError as exc:  # a full disk, a vanished folder: the rows written so far resume
@@ -271,6 +287,8 @@ def rollout(
             _saved(have, done, name, pname), out_path, f"{type(exc).__name__}: {exc}"
         ) from None
     finally:
+        scorer.close()
+        syncer.close()
         writer.close()
         if bar is not None:
             bar.close()
@@ -363,31 +381,139 @@ class _Episode:
         return row
 
 
-def _play_turn(env: Any, live: list[_Episode], observe: Any, finish: Any) -> None:
-    """Score the live episodes' last answers in one batch, step each, finish the ended ones."""
+#: Parts a turn's batch is scored in when the suite scores concurrently (at most one per 4 rows),
+#: and how many parts are scored at once: the render pool draws one part while the scoring
+#: threads finish the part before (its MSEs and reports) and this thread records the one before.
+_OVERLAP_PARTS = 4
+_OVERLAP_MIN_ROWS = 4
+_OVERLAP_AHEAD = 2
+
+
+class _TurnScorer:
+    """Scores a turn's answers with ``env.score_batch``, in parts: with ``concurrent`` (the
+    suite's ``concurrent_scoring``) up to ``_OVERLAP_AHEAD`` parts are scored in threads while
+    the episodes of the part before are stepped and their rows written, so this process's work
+    overlaps the render processes' drawing; otherwise the whole turn is one call, made inline."""
+
+    def __init__(self, base: EditEnv, concurrent: bool) -> None:
+        self.base = base
+        self.concurrent = concurrent
+        self._pool: Any = None
+
+    def parts(self, n: int) -> list[tuple[int, int]]:
+        k = min(_OVERLAP_PARTS, n // _OVERLAP_MIN_ROWS) if self.concurrent else 1
+        if k <= 1:
+            return [(0, n)]
+        # the last part half the others: the pool idles while its rows are recorded
+        bounds = [round(n * min(2 * i, 2 * k - 1) / (2 * k - 1)) for i in range(k + 1)]
+        return list(zip(bounds[:-1], bounds[1:], strict=True))
+
+    def _timed(self, tasks: list[Any], texts: list[Any]) -> tuple[Any, float, float]:
+        t0 = time.perf_counter()
+        reports = self.base.score_batch(tasks, texts)
+        return reports, t0, time.perf_counter()
+
+    def submit(self, tasks: list[Any], texts: list[Any], inline: bool) -> Any:
+        """A handle whose ``result()`` is ``(reports, start, end)`` (``perf_counter`` times):
+        scored now in a thread, or (``inline``) when ``result()`` is called."""
+        if inline:
+            return _Later(self._timed, tasks, texts)
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(_OVERLAP_AHEAD, thread_name_prefix="vector-gym-score")
+        return self._pool.submit(self._timed, tasks, texts)
+
+    def close(self) -> None:
+        """Wait for the parts in flight (bounded by the render watchdog) and stop the threads."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+class _Syncer:
+    """A batch's fsync, in a thread with ``background`` (batches of more than one row): the next
+    batch's policy call and scoring go on meanwhile, and its first row waits for it (``wait``),
+    so at most the rows of one batch are ever unsynced, as with an inline fsync."""
+
+    def __init__(self, background: bool) -> None:
+        self.background = background
+        self._pool: Any = None
+        self._pending: Any = None
+
+    def sync(self, writer: RunWriter) -> None:
+        if not self.background:
+            writer.sync()
+            return
+        self.wait()
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="vector-gym-fsync")
+        self._pending = self._pool.submit(writer.sync)
+
+    def wait(self) -> None:
+        """Wait for the fsync in flight; raises its OSError (a full disk)."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+
+class _Later:
+    """A call made when its result is asked for (the inline case of :meth:`_TurnScorer.submit`)."""
+
+    def __init__(self, fn: Any, *args: Any) -> None:
+        self.fn, self.args = fn, args
+
+    def result(self) -> Any:
+        return self.fn(*self.args)
+
+
+def _play_turn(env: Any, live: list[_Episode], observe: Any, finish: Any, scorer: _TurnScorer) -> None:
+    """Score the live episodes' last answers in batches, step each, finish the ended ones."""
     base = env.unwrapped
     texts = []
     for ep in live:
         restore_episode(ep.state)
         texts.append(answer_text(env, ep.comps[-1].text))
+    tasks = [ep.task for ep in live]
+    parts = scorer.parts(len(live))
+    inline = len(parts) == 1
+    handles: collections.deque[Any] = collections.deque()
+    last_end = 0.0
+    for j, (a, b) in enumerate(parts):
+        while len(handles) < (1 if inline else _OVERLAP_AHEAD) and j + len(handles) < len(parts):
+            c, d = parts[j + len(handles)]  # the parts after this one are scored meanwhile
+            handles.append(scorer.submit(tasks[c:d], texts[c:d], inline))
+        reports, start, end = handles.popleft().result()
+        base.use_reports(tasks[a:b], texts[a:b], reports)
+        # a part's own time: from its start, or the end of the part before, to its end
+        batch_share = (end - max(start, last_end)) / (b - a)
+        last_end = end
+        for ep in live[a:b]:
+            _step(env, ep, observe, finish, batch_share)
+
+
+def _step(env: Any, ep: _Episode, observe: Any, finish: Any, batch_share: float) -> None:
+    comp = ep.comps[-1]
     t0 = time.perf_counter()
-    base.prescore([ep.task for ep in live], texts)
-    batch_share = (time.perf_counter() - t0) / len(live)
-    for ep in live:
-        comp = ep.comps[-1]
-        t0 = time.perf_counter()
-        restore_episode(ep.state)
-        obs, reward, term, trunc, info = env.step(comp.text)
-        ep.state = episode_state(env)
-        ep.score_s += batch_share + time.perf_counter() - t0
-        ep.step_rewards.append(float(reward))
-        ep.answer_rewards.append(float(info.get("answer_reward", reward)))
-        ep.report = info["report"]
-        ep.terminated = bool(term)
-        ep.finished = bool(term or trunc) or comp.finish_reason == "error"
-        ep.obs = None if ep.finished else observe(obs, ep.task)
-        if ep.finished:
-            finish(ep)
+    restore_episode(ep.state)
+    obs, reward, term, trunc, info = env.step(comp.text)
+    ep.state = episode_state(env)
+    ep.score_s += batch_share + time.perf_counter() - t0
+    ep.step_rewards.append(float(reward))
+    ep.answer_rewards.append(float(info.get("answer_reward", reward)))
+    ep.report = info["report"]
+    ep.terminated = bool(term)
+    ep.finished = bool(term or trunc) or comp.finish_reason == "error"
+    ep.obs = None if ep.finished else observe(obs, ep.task)
+    if ep.finished:
+        finish(ep)
 
 
 def _play_episodes(
@@ -398,6 +524,7 @@ def _play_episodes(
     batch_size: int,
     observe: Any,
     finish: Any,
+    scorer: _TurnScorer,
 ) -> None:
     """Play episodes to their end, one batched turn at a time; ``finish(episode)`` as each ends."""
     for ep in episodes:
@@ -405,7 +532,7 @@ def _play_episodes(
         ep.state = episode_state(env)
     live = list(episodes)
     while live:
-        _play_turn(env, live, observe, finish)
+        _play_turn(env, live, observe, finish, scorer)
         live = [ep for ep in live if not ep.finished]
         for chunk in _chunks(live, batch_size):
             completions, gen_s = _generate(policy, pname, [ep.obs for ep in chunk], 1)

@@ -141,3 +141,33 @@ def test_scorer_reports_learned_metrics(tiny_dino_dir, tiny_clip_dir):
     r = sc_missing.score_many(tasks[:1], [tasks[0].target_svg], extracted=True)[0]
     assert r.dino is None and r.clipscore is None and "dino_unavailable" in r.detail
     assert r.to_dict()["dino"] is None
+
+
+def test_two_scoring_threads_load_a_model_once(tiny_dino_dir, monkeypatch):
+    """A rollout scores two parts of a batch in threads (vector_gym.rollout): their first learned
+    metric must not load the weights twice (DINOv2-giant is 4.4 GB)."""
+    import threading
+    import time
+
+    import transformers
+
+    from vector_gym.rewards import embeddings
+
+    real = transformers.Dinov2Model.from_pretrained.__func__
+    loads: list[str] = []
+
+    def slow_load(cls, *args, **kwargs):
+        loads.append(threading.current_thread().name)
+        time.sleep(0.2)  # the second thread asks while the first one loads
+        return real(cls, *args, **kwargs)
+
+    monkeypatch.setattr(transformers.Dinov2Model, "from_pretrained", classmethod(slow_load))
+    monkeypatch.setattr(embeddings, "_CACHE", {})
+    got: list = []
+    threads = [threading.Thread(target=lambda: got.append(load_dino(tiny_dino_dir))) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(loads) == 1
+    assert got[0] is got[1] is not None

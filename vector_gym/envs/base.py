@@ -320,10 +320,25 @@ class EditEnv(gym.Env[dict[str, str], str]):
 
         The next :meth:`step` on ``tasks[i]`` whose scored text is ``responses[i]`` takes its
         report from this batch instead of scoring again (one render batch for a raster suite);
-        the batch replaces any earlier one. Used by :func:`vector_gym.rollout.rollout`.
+        the batch replaces any earlier one. :func:`vector_gym.rollout.rollout` does the same in
+        two halves, :meth:`score_batch` then :meth:`use_reports`.
         """
-        reports = self.suite.score_many(tasks, responses)
-        self._prescored = {(t.task_id, r): rep for t, r, rep in zip(tasks, responses, reports, strict=True)}
+        self.use_reports(tasks, responses, self.score_batch(tasks, responses))
+
+    def score_batch(self, tasks: Sequence[Task], responses: Sequence[str]) -> list[Any] | None:
+        """Reports of a batch from one ``suite.score_many`` call (None: each step scores alone).
+
+        Reads and changes no episode state, so a rollout may call it from a scoring thread while
+        the env steps other episodes (when ``suite.concurrent_scoring`` says that pays).
+        """
+        return self.suite.score_many(tasks, responses)
+
+    def use_reports(self, tasks: Sequence[Task], responses: Sequence[str], reports: Sequence[Any] | None) -> None:
+        """Hand the next steps the reports of :meth:`score_batch` (see :meth:`prescore`)."""
+        self._prescored = (
+            {} if reports is None
+            else {(t.task_id, r): rep for t, r, rep in zip(tasks, responses, reports, strict=True)}
+        )
 
     def _score(self, task: Task, response: str) -> Any:
         hit = self._prescored.get((task.task_id, response))

@@ -56,6 +56,7 @@ DEFAULT_CLIP_MODEL = "openai/clip-vit-base-patch32"
 
 _CACHE: dict[tuple, Any] = {}
 _LOCK = threading.Lock()
+_LOAD_LOCK = threading.Lock()  # one load at a time: two scoring threads never load a model twice
 
 
 def cosine_rows(a: np.ndarray, b: np.ndarray, eps: float = 1e-8) -> np.ndarray:
@@ -249,23 +250,37 @@ def load_dino(
         Cached per ``(name, device)``.
     """
     key = ("dino", name, device, local_files_only)
-    with _LOCK:
-        if key in _CACHE:
-            return _CACHE[key]
-    source = _source(name, local_files_only)
-    try:
+
+    def build() -> DinoV2Embedder:
+        source = _source(name, local_files_only)
         if source is None:
             raise FileNotFoundError(name)
         from transformers import Dinov2Model
 
         model = Dinov2Model.from_pretrained(source, local_files_only=local_files_only)
         model.eval().to(device)
-        emb: DinoV2Embedder | None = DinoV2Embedder(model, device=device, batch_size=batch_size)
-    except Exception:  # noqa: BLE001 - missing weights, no network, bad directory: column missing
-        emb = None
+        return DinoV2Embedder(model, device=device, batch_size=batch_size)
+
+    return _cached(key, build)
+
+
+def _cached(key: tuple, build: Any) -> Any:
+    """``_CACHE[key]``, built by ``build()`` once (None when it raises: weights missing, no
+    network, a bad directory; the metric's column is then missing)."""
     with _LOCK:
-        _CACHE[key] = emb
-    return emb
+        if key in _CACHE:
+            return _CACHE[key]
+    with _LOAD_LOCK:
+        with _LOCK:
+            if key in _CACHE:  # loaded by another thread while this one waited
+                return _CACHE[key]
+        try:
+            value = build()
+        except Exception:  # noqa: BLE001 - the column is missing, never a crash
+            value = None
+        with _LOCK:
+            _CACHE[key] = value
+        return value
 
 
 def load_clip(
@@ -289,11 +304,9 @@ def load_clip(
         Cached per ``(name, device)``.
     """
     key = ("clip", name, device, local_files_only)
-    with _LOCK:
-        if key in _CACHE:
-            return _CACHE[key]
-    source = _source(name, local_files_only)
-    try:
+
+    def build() -> ClipScorer:
+        source = _source(name, local_files_only)
         if source is None:
             raise FileNotFoundError(name)
         from transformers import AutoTokenizer, CLIPModel
@@ -304,9 +317,6 @@ def load_clip(
 
         processor = CLIPImageProcessor.from_pretrained(source, local_files_only=local_files_only)
         tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_files_only)
-        scorer: ClipScorer | None = ClipScorer(model, processor, tokenizer, device=device, batch_size=batch_size)
-    except Exception:  # noqa: BLE001 - missing weights, no network: column missing
-        scorer = None
-    with _LOCK:
-        _CACHE[key] = scorer
-    return scorer
+        return ClipScorer(model, processor, tokenizer, device=device, batch_size=batch_size)
+
+    return _cached(key, build)

@@ -40,6 +40,7 @@ white, MSE; compression ratio); ``metrics-svgeditbench.md``.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -187,13 +188,13 @@ class RasterReport:
     def to_dict(self) -> dict[str, Any]:
         """Return plain JSON types (lists for tuples, ``None`` for missing or non-finite numbers)."""
         out: dict[str, Any] = {}
-        for f in fields(self):
-            v = getattr(self, f.name)
+        for name in _REPORT_FIELDS:
+            v = getattr(self, name)
             if isinstance(v, tuple):
                 v = list(v)
             elif isinstance(v, float) and not math.isfinite(v):
                 v = None
-            out[f.name] = v
+            out[name] = v
         return out
 
     @classmethod
@@ -205,6 +206,10 @@ class RasterReport:
                 kw[k] = tuple(kw[k] or ())
         kw["reward"] = float(kw.get("reward") or 0.0)
         return cls(**kw)
+
+
+_CACHE_LOCK = threading.Lock()
+_REPORT_FIELDS = tuple(f.name for f in fields(RasterReport))  # to_dict's keys, in order
 
 
 def _stack(idx: np.ndarray, *images: list) -> tuple[np.ndarray, ...]:
@@ -306,7 +311,9 @@ class RasterScorer:
         from vector_gym.render import RenderCache
 
         if self._cache is None:
-            self._cache = RenderCache(max_items=4096, **self._render_kwargs())
+            with _CACHE_LOCK:  # a rollout scores parts of a batch in two threads
+                if self._cache is None:
+                    self._cache = RenderCache(max_items=4096, **self._render_kwargs())
         return self._cache.get_with(svgs, extra, size=self.size, background="white", backend=self.backend)
 
     def _dino(self):

@@ -160,6 +160,10 @@ class Suite:
     summary: str = "spec"
     #: True for a generator suite: ``get_task`` regenerates ids no listing holds (RepairGen).
     generated: bool = False
+    #: True when ``score_many`` spends most of its time waiting on other processes (a render
+    #: pool), so a rollout scores the next part of a batch in a thread while it steps and records
+    #: the last part (:func:`vector_gym.rollout.rollout`). False: one call per batch, inline.
+    concurrent_scoring: bool = False
 
     def __init__(
         self,

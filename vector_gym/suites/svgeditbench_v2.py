@@ -18,6 +18,7 @@ Options: ``backend`` (``"skia"``, ``"resvg"``, ``"cairosvg"`` = the paper's), ``
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from vector_gym.errors import ConfigError
@@ -49,6 +50,20 @@ class RasterSuite(CorpusSuite):
         if tasks is not None:
             options["tasks"] = tasks
         super().__init__(name, options=options, splits=("test",), **parts)
+
+    @property
+    def concurrent_scoring(self) -> bool:  # type: ignore[override]
+        """Overlap scoring with the rollout when this process has a core beside the render pool's.
+
+        True when rendering runs in a pool (``processes != 0``) whose processes leave at least
+        one of this process's cores free. On 2 cores with 2 render processes every core is
+        already busy, and the 4 smaller pool calls of an overlapped batch cost more than they
+        hide (``benchmarks/rollout_throughput.py``: 4-12 % fewer rows/s at load 1.2-2.5).
+        """
+        if self.processes == 0:
+            return False
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        return cores > (self.processes if self.processes is not None else cores)
 
     def extract(self, response: Any) -> str | None:
         """The SVGEditBench V2 scripts' rule (:func:`vector_gym.svg.extract.extract_svg_v2`)."""

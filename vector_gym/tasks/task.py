@@ -13,6 +13,7 @@ Vector-Bench task objects: ``spec-reward.md`` section 1 (``task_id``, ``target_s
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -178,8 +179,20 @@ class Task:
 
     @property
     def integrity_hash(self) -> str:
-        """SHA-256 (hex) of the canonical JSON of :meth:`to_dict`."""
-        return hashlib.sha256(canonical_json(self.to_dict()).encode("utf-8")).hexdigest()
+        """SHA-256 (hex) of the canonical JSON of :meth:`to_dict` (computed once per task: the
+        report caches key every scored answer by it)."""
+        try:
+            return _remembered_hash(self)
+        except TypeError:  # built with unhashable metadata (not frozen): not kept
+            return _digest(self)
+
+
+def _digest(task: Task) -> str:
+    return hashlib.sha256(canonical_json(task.to_dict()).encode("utf-8")).hexdigest()
+
+
+# keyed by the (frozen, hashable) task; equal tasks have equal hashes by definition
+_remembered_hash = functools.lru_cache(maxsize=2048)(_digest)
 
 
 def corpus_hash(tasks: Sequence[Task]) -> str:

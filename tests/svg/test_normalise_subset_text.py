@@ -289,3 +289,18 @@ def test_mutated_documents_get_the_parsed_outcome_without_the_parse(monkeypatch)
         except RenderRejected:
             pass
     assert skipped > 100
+
+
+def test_tree_lowering_draws_shapes_it_rewrites_under_an_svg_prefix_alias(monkeypatch):
+    # A root that also binds a prefix to SVG's namespace: the path a circle becomes must
+    # still be written unprefixed (skia draws no <svg:path>), as the text lowering writes it.
+    body = '<ellipse cx="5" cy="5" rx="4" ry="2"/><circle cx="5" cy="5" r="2" fill="#f00"/>'
+    plain = _svg(body)
+    alias = plain.replace("<svg ", '<svg xmlns:svg="http://www.w3.org/2000/svg" ', 1)
+    monkeypatch.setattr(backends, "lower_skia_subset_text", lambda text, size: None)
+    backends.clear_caches()
+    want = backends._prepare(plain, 16, 16, "skia", DEFAULT_LIMITS)
+    got = backends._prepare(alias, 16, 16, "skia", DEFAULT_LIMITS)
+    assert want[0] == got[0] == "skia"
+    assert b"svg:" not in got[1]
+    np.testing.assert_array_equal(_pixels(got[1], 16), _pixels(want[1], 16))

@@ -68,7 +68,7 @@ from vector_gym.render.precheck import (
 )
 from vector_gym.svg.normalise import fit_root, simplify_tree, to_svg_bytes
 from vector_gym.svg.normalise.capability import skia_unsupported
-from vector_gym.svg.normalise.common import XLINK_NS
+from vector_gym.svg.normalise.common import SVG_NS, XLINK_NS
 from vector_gym.svg.normalise.style import CSSTooComplex, check_selectors
 from vector_gym.svg.normalise.subset import lower_skia_subset
 from vector_gym.svg.normalise.subset_text import lower_skia_subset_text
@@ -238,10 +238,15 @@ def _remember(key: tuple, entry: tuple[str | None, bytes | str]) -> None:
 def _subset_bytes(root) -> bytes:
     """:func:`to_svg_bytes` of a tree lowered by ``lower_skia_subset``, without its tree scans.
 
-    Such a tree has no prefixed element and no ``xlink:href`` (the subset has neither), so
-    only the root's ``xlink`` prefix decides whether lxml may serialise it directly.
+    Such a tree has no ``xlink:href`` (the subset has none), so the root's namespace
+    declarations decide whether lxml may serialise it directly: its ``xlink`` prefix, and no
+    prefix bound to SVG's namespace (lxml writes the elements the lowering creates, such as
+    the path of a circle, with such a prefix, and skia draws no ``<svg:path>``).
     """
-    if root.nsmap.get("xlink", XLINK_NS) == XLINK_NS:
+    nsmap = root.nsmap
+    if nsmap.get("xlink", XLINK_NS) == XLINK_NS and (
+        len(nsmap) <= 1 or not any(k is not None and v == SVG_NS for k, v in nsmap.items())
+    ):
         return etree.tostring(root, encoding="utf-8")
     return to_svg_bytes(root)
 

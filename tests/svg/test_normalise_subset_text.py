@@ -304,3 +304,30 @@ def test_tree_lowering_draws_shapes_it_rewrites_under_an_svg_prefix_alias(monkey
     assert want[0] == got[0] == "skia"
     assert b"svg:" not in got[1]
     np.testing.assert_array_equal(_pixels(got[1], 16), _pixels(want[1], 16))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '<circle cx="5" cy="5" r="3" d="M1 1L2 2"/>',  # a d on a circle: ignored, replaced
+        '<ellipse d="" cx="5" cy="5" rx="4" ry="2" fill="#f00"/>',
+        # an attribute's text inside another's value is no attribute
+        '<circle id=" r=" cx="5" cy="5" r="3" fill="#f00"/>',
+        '<ellipse id="x cx=" cx="5" cy="5" rx="4" ry="2"/>',
+        '<line id=" fill=" x1="2" y1="8" x2="10" y2="10" stroke="#000" stroke-width="2"/>',
+    ],
+)
+def test_rewritten_shapes_draw_as_with_the_tree_lowering(body, monkeypatch):
+    from vector_gym.render import render_many
+
+    text = _svg(body)
+    backends.clear_caches()
+    fast = render_many([text], size=(16, 16), processes=0)
+    with monkeypatch.context() as m:
+        m.setattr(backends, "may_skip_parse", lambda svg, lim: False)
+        m.setattr(backends, "lower_skia_subset_text", lambda t, s: None)
+        backends.clear_caches()
+        tree = render_many([text], size=(16, 16), processes=0)
+    assert tree.errors == (None,) and fast.errors == tree.errors
+    np.testing.assert_array_equal(fast.images, tree.images)
+    assert (tree.images < 128).any()  # the shape is drawn

@@ -116,9 +116,12 @@ _BETWEEN_TAGS = re.compile(rf">{_W}++<").sub
 _REWRITE = re.compile(r'<(circle|ellipse|line|path)((?:[^>"/]++|"[^"]*+")*+)/>')
 
 
-# Splits a circle's or ellipse's attributes into [other text, name, value, other text, ...].
-_GEOMETRY_SPLIT = re.compile(rf'{_W}++(cx|cy|rx|ry|r)="([^"]*+)"').split
-_LINE_FILL_ATTR = re.compile(rf'{_W}+fill(?:-opacity)?="[^"]*"').sub
+# One attribute of a rewritten element, whitespace before it included: a match from the start
+# of the attribute text and then each from the end of the one before, so that the text of an
+# attribute inside another's value (``id=" r="``) is never read as one.
+_ATTR_TEXT = re.compile(rf'({_W}++([^\s=]++)="([^"]*+)")').findall
+_LINE_DROPPED = frozenset(("fill", "fill-opacity"))
+_CIRCLE_DROPPED = _ROUND_GEOMETRY | {"d"}  # a d on a circle is ignored; the path gets its own
 
 
 def _rewrite(m: re.Match) -> str:
@@ -137,13 +140,14 @@ def _rewrite(m: re.Match) -> str:
         if attrib["d"] == d:
             return m.group(0)
         return _start_tag("path", attrib, True)
+    found = _ATTR_TEXT(attrs)
     if name == "line":  # skia would draw its fill as a hairline
-        return f'<line{_LINE_FILL_ATTR("", attrs)} fill="none"/>'
-    parts = _GEOMETRY_SPLIT(attrs)
-    d = _round_d(name, dict(zip(parts[1::3], parts[2::3], strict=True)))
+        rest = "".join(t for t, k, _v in found if k not in _LINE_DROPPED)
+        return f'<line{rest} fill="none"/>'
+    d = _round_d(name, {k: v for _t, k, v in found if k in _ROUND_GEOMETRY})
     if d is None:
         return ""  # zero or negative radius: removed
-    rest = "".join(parts[::3])
+    rest = "".join(t for t, k, _v in found if k not in _CIRCLE_DROPPED)
     return f'<path{rest} d="{d}"/>'
 
 

@@ -250,6 +250,9 @@ EDGE_TEXTS = [
     _svg('<rect width="4" height="4"/>') + "x",
     _svg('<rect width="4" height="4" id="\u00e9"/>'),  # not ASCII: parsed
     _svg('<rect width="4" height="4"/>').replace("<svg ", "<svg\n\t"),
+    # a name that starts with "xmlns" and is no namespace declaration: no namespace on the root
+    '<svg xmlnsxmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="4" height="4"/></svg>',
+    _svg('<rect width="4" height="4"/>', 'viewBox="0 0 10 10" xmlnsfoo="urn:x"'),
 ]
 
 

@@ -194,10 +194,12 @@ def lower_skia_subset_text(text: str, size: tuple[int, int]) -> bytes | None:
     kept: dict = {}
     moved: dict = {}
     for k, v in pairs:
-        if k[:5] == "xmlns":
+        if k == "xmlns" or k[:6] == "xmlns:":
             if k == "xmlns" and v != SVG_NS:
                 return None
             continue  # namespace declarations: none is used by what is written out
+        if k[:5] == "xmlns":
+            return None  # an attribute such as "xmlnsx": no declaration (the tree decides)
         if k == "viewBox":
             if parse_viewbox(v) is None:
                 return None  # invalid or zero-size: the full normaliser's rules apply

@@ -64,7 +64,11 @@ def _self_cpu() -> float:
     return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
 
 
-def _proc_cpu(pid: int) -> float | None:
+#: Names of this process's threads that the OS does not know (the main thread, this meter).
+_THREAD_KIND: dict[int, str] = {}
+
+
+def _proc_cpu(pid: int | str) -> float | None:
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
@@ -72,36 +76,88 @@ def _proc_cpu(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
+def _proc_kind(pid: int) -> str:
+    """A process's kind from its command line: ``ray::NAME`` (Ray workers set their title to
+    the actor or task they run, ``ray::IDLE`` when idle), else the executable or module."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return "?"
+    words = [a.decode(errors="replace") for a in argv if a]
+    if not words:
+        return "?"
+    if words[0].startswith("ray::"):
+        return words[0].split()[0]
+    for w in words:
+        for name in ("gcs_server", "raylet", "log_monitor", "monitor.py", "dashboard_agent",
+                     "runtime_env/agent", "dashboard.py", "default_worker"):
+            if name in w:
+                return name
+    if "-c" in words:
+        return "ray start (launcher)"
+    return Path(words[0]).name
+
+
 class _ClusterCPU:
-    """CPU seconds used by a cluster's processes between start() and stop() (sampled)."""
+    """CPU seconds used by a cluster's processes (and this process's threads) between start()
+    and stop(), sampled every 0.2 s; each sample's CPU is charged to the kind the process had
+    then (a Ray worker runs a metadata task, then becomes a scorer actor)."""
 
     def __init__(self, cluster) -> None:
         self.cluster = cluster
-        self.base: dict[int, float] = {}
         self.last: dict[int, float] = {}
+        self.charged: dict[str, float] = {}
         self._stop = threading.Event()
 
-    def _sample(self) -> None:
+    def _charge(self, key: int, kind: str, v: float) -> None:
+        if key in self.last:
+            self.charged[kind] = self.charged.get(kind, 0.0) + v - self.last[key]
+        self.last[key] = v
+
+    def _sample(self, first: bool = False) -> None:
         for pid in self.cluster.marked_pids():
             v = _proc_cpu(pid)
             if v is not None:
-                self.last[pid] = v
+                if first:
+                    self.last[pid] = v
+                elif pid not in self.last:
+                    self.last[pid] = 0.0  # started since: all its CPU is in the run
+                self._charge(pid, _proc_kind(pid), v)
+        for d in Path("/proc/self/task").iterdir():  # the driver, by thread
+            v = _proc_cpu(f"self/task/{d.name}")
+            if v is None:
+                continue
+            tid = -int(d.name)
+            if first:
+                self.last[tid] = v
+            elif tid not in self.last:
+                self.last[tid] = 0.0
+            kind = _THREAD_KIND.get(int(d.name))
+            if kind is None:
+                try:
+                    kind = (d / "comm").read_text().strip()
+                except OSError:
+                    kind = "?"
+            self._charge(tid, "driver:" + kind, v)
 
     def start(self) -> None:
-        self._sample()
-        self.base = dict(self.last)
+        self._sample(first=True)
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._thread.start()
 
     def _loop(self) -> None:
+        _THREAD_KIND[threading.get_native_id()] = "cpu meter"
         while not self._stop.wait(0.2):
             self._sample()
 
-    def stop(self) -> float:
+    def stop(self) -> None:
         self._sample()
         self._stop.set()
         self._thread.join()
-        return sum(v - self.base.get(pid, 0.0) for pid, v in self.last.items())
+
+    def by_kind(self) -> dict[str, float]:
+        """CPU seconds per process kind (:func:`_proc_kind`; ``driver:THREAD``)."""
+        return dict(self.charged)
 
 
 def _rows(copies: int, repairgen: int):
@@ -139,6 +195,9 @@ def _local_run(tasks, outputs, processes: int, extra_cpu: float):
 
 
 def _ray_run(vray, cluster, suite, rows, batch_size: int, workers: int):
+    """Scored rows by key, wall seconds, CPU seconds, and CPU seconds per process kind
+    (``driver:THREAD`` for this process's threads, ``driver:other`` for exited ones)."""
+    _THREAD_KIND[threading.get_native_id()] = "main"
     meter = _ClusterCPU(cluster)
     meter.start()
     c0, t0 = _self_cpu(), time.perf_counter()
@@ -147,7 +206,14 @@ def _ray_run(vray, cluster, suite, rows, batch_size: int, workers: int):
         {"key": vray.row_key(x), **x} for x in vray.decode_rows(
             vray.score_dataset(ds, suite, batch_size=batch_size, concurrency=(workers, workers))))}
     wall = time.perf_counter() - t0
-    return out, wall, _self_cpu() - c0 + meter.stop()
+    driver = _self_cpu() - c0
+    meter.stop()
+    kinds = meter.by_kind()
+    # The meter's own thread (reading /proc for every process, 5 times a second) is the
+    # benchmark's instrument, not Ray's work (the local runs have none): taken out.
+    driver -= kinds.pop("driver:cpu meter", 0.0)
+    kinds["driver:other"] = driver - sum(v for k, v in kinds.items() if k.startswith("driver:"))
+    return out, wall, driver + sum(v for k, v in kinds.items() if not k.startswith("driver:")), kinds
 
 
 def _result(name: str, n: int, wall: float, small: tuple[int, float], full: tuple[int, float],
@@ -165,6 +231,8 @@ def main() -> None:
     ap.add_argument("--repairgen", type=int, default=0, metavar="N",
                     help="score N RepairGen oracle outputs instead")
     ap.add_argument("--batch-size", type=int, default=256, help="rows per scorer call (and per block)")
+    ap.add_argument("--object-store-mb", type=int, default=512,
+                    help="object store per node (MiB; Ray's default is 30%% of the node's RAM)")
     ap.add_argument("--no-check", action="store_true")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
@@ -188,13 +256,15 @@ def main() -> None:
         results.append(_result(f"score_many(processes={processes})", n, wall, (m, cpu_small),
                                (n, cpu), dicts == reference, gen_cpu))
     for workers in (1, 2):
-        with vray.LocalCluster(workers=workers, cpus=1, head_cpus=0) as cluster:
+        with vray.LocalCluster(workers=workers, cpus=1, head_cpus=0,
+                               object_store_mb=args.object_store_mb) as cluster:
             ray = cluster.connect()
             try:  # Ray Data's service actors (one per cluster), started before the timed runs
                 list(vray.decode_rows(vray.score_dataset(vray.from_rows(rows[:4]), suite,
                                                          concurrency=(workers, workers))))
-                _, _, cpu_small = _ray_run(vray, cluster, suite, rows[:m], args.batch_size, workers)
-                out, wall, cpu = _ray_run(vray, cluster, suite, rows, args.batch_size, workers)
+                _, _, cpu_small, kinds_small = _ray_run(vray, cluster, suite, rows[:m],
+                                                        args.batch_size, workers)
+                out, wall, cpu, kinds = _ray_run(vray, cluster, suite, rows, args.batch_size, workers)
             finally:
                 ray.shutdown()
         identical = None
@@ -203,6 +273,10 @@ def main() -> None:
                 _canon(out[vray.row_key(r)]["report"]) == ref for r, ref in zip(rows, reference, strict=True))
         results.append(_result(f"score_dataset({workers} worker node{'s' if workers > 1 else ''})",
                                n, wall, (m, cpu_small), (n, cpu), identical))
+        results[-1]["cpu_ms_per_row_by_process"] = {
+            k: 1000 * _fit((m, kinds_small.get(k, 0.0)), (n, kinds.get(k, 0.0)))[0]
+            for k in sorted(set(kinds) | set(kinds_small))}
+        results[-1]["total_cpu_ms_per_row_by_process"] = {k: 1000 * v / n for k, v in kinds.items()}
     local2 = results[1]
     for r in results:
         r["cpu_vs_pool2"] = r["cpu_ms_per_row"] / local2["cpu_ms_per_row"]
@@ -221,6 +295,14 @@ def main() -> None:
         print(f"{r['run']:34} {r['wall_s']:7.2f} {r['rows_per_s']:8.1f} {r['cpu_ms_per_row']:11.2f}"
               f" {r['cpu_vs_pool2']:10.2f} {r['fixed_cpu_s']:11.2f} {r['total_cpu_ms_per_row']:12.2f}"
               f" {r['total_vs_pool2']:10.2f} {r['identical']}")
+    for r in results:
+        for label, field in (("per row (fit)", "cpu_ms_per_row_by_process"),
+                             ("total", "total_cpu_ms_per_row_by_process")):
+            by = r.get(field)
+            if by:
+                print(f"{r['run']}, CPU ms/row by process, {label}: " + ", ".join(
+                    f"{k} {v:.3f}" for k, v in sorted(by.items(), key=lambda kv: -abs(kv[1]))
+                    if abs(v) >= 0.002))
 
 
 if __name__ == "__main__":

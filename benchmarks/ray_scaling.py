@@ -202,9 +202,10 @@ def _ray_run(vray, cluster, suite, rows, batch_size: int, workers: int):
     meter.start()
     c0, t0 = _self_cpu(), time.perf_counter()
     ds = vray.from_rows(rows, rows_per_block=batch_size)
-    out = {r["key"]: r for r in (
-        {"key": vray.row_key(x), **x} for x in vray.decode_rows(
-            vray.score_dataset(ds, suite, batch_size=batch_size, concurrency=(workers, workers))))}
+    scored = vray.score_dataset(ds, suite, batch_size=batch_size, concurrency=(workers, workers))
+    out = {}
+    for block in scored.iter_batches(batch_size=None, batch_format="pyarrow"):  # rows by key
+        out.update(zip(block.column("key").to_pylist(), vray.decode_rows([block]), strict=True))
     wall = time.perf_counter() - t0
     driver = _self_cpu() - c0
     meter.stop()
@@ -230,7 +231,7 @@ def main() -> None:
     ap.add_argument("--copies", type=int, default=4, help="copies of the 680 published outcomes")
     ap.add_argument("--repairgen", type=int, default=0, metavar="N",
                     help="score N RepairGen oracle outputs instead")
-    ap.add_argument("--batch-size", type=int, default=256, help="rows per scorer call (and per block)")
+    ap.add_argument("--batch-size", type=int, default=512, help="rows per scorer call (and per block)")
     ap.add_argument("--object-store-mb", type=int, default=512,
                     help="object store per node (MiB; Ray's default is 30%% of the node's RAM)")
     ap.add_argument("--no-check", action="store_true")

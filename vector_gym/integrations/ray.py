@@ -310,7 +310,7 @@ def from_rows(
     rows: Iterable[Mapping[str, Any]],
     *,
     key_fields: Sequence[str] | None = None,
-    rows_per_block: int = 128,
+    rows_per_block: int = 512,
 ) -> Any:
     """A Ray dataset (wire layout) of in-memory rows, in blocks of ``rows_per_block``.
 
@@ -337,7 +337,7 @@ def from_rows(
 
 
 def read_outcomes(
-    path: str | Path, *, key_fields: Sequence[str] | None = None, rows_per_block: int = 128
+    path: str | Path, *, key_fields: Sequence[str] | None = None, rows_per_block: int = 512
 ) -> Any:
     """Read stored outcomes into a dataset (wire layout).
 
@@ -357,7 +357,9 @@ def read_parquet(path: str | Path) -> Any:
 
 def decode_rows(source: Any) -> Iterator[dict[str, Any]]:
     """Yield the rows (dicts) of a wire dataset or of an iterable of wire batches, streaming."""
-    batches = source.iter_batches(batch_format="pyarrow") if hasattr(source, "iter_batches") else source
+    # batch_size=None: the blocks as they come (re-slicing them into batches is driver CPU)
+    batches = (source.iter_batches(batch_size=None, batch_format="pyarrow")
+               if hasattr(source, "iter_batches") else source)
     for batch in batches:
         for text in batch.column("row").to_pylist():
             yield _loads(text)
@@ -444,7 +446,7 @@ def score_dataset(
     ds: Any,
     suite: Any,
     *,
-    batch_size: int = 128,
+    batch_size: int = 512,
     concurrency: int | tuple[int, int] | None = None,
     num_cpus: float = 1.0,
     key_fields: Sequence[str] | None = None,
@@ -462,10 +464,12 @@ def score_dataset(
     suite : str, Suite, SuiteRef or callable
         The suite (``"vector_bench"``, ``"repairgen"``, ...; see :func:`suite_ref`).
     batch_size : int
-        Rows per scorer call. Each call is one Ray task (scheduling, object store transfers,
-        one Arrow table each way): at 32 rows that added about 0.3 ms of CPU per row on the
-        specification suites, at 256 rows about none (``benchmarks/ray_scaling.py``); 128 keeps
-        it small while two actors still share a few thousand rows evenly.
+        Rows per scorer call (about 0.2 s of scoring at 512). Each call is one Ray task
+        (scheduling, object store transfers, one Arrow table each way, block statistics):
+        with the scoring taken out (a cached scorer, ``benchmarks/ray_scaling.py``), Ray and
+        the wire cost 0.23-0.27 ms of CPU per row at 128 rows, 0.16-0.25 at 512 and 0.19-0.21
+        at 1024 (2 loaded cores); at 32 rows about 0.3 ms more. Blocks of the same size
+        (:func:`from_rows` ``rows_per_block``) are scored without re-slicing.
     concurrency : int or (min, max), optional
         Scorer actors: an autoscaling pool of 1 to ``concurrency`` (default one per CPU of the
         cluster), or exactly ``(min, max)``.
@@ -1036,7 +1040,7 @@ def rescore_outcomes(rows: Sequence[Mapping[str, Any]], tasks: Sequence[Any], *,
     ref = _ref_with_tasks(suite, tasks, **({"parity": True} if parity else {}))
     connect(address)
     if batch_size is None:  # large batches (per-call overhead), at least about four per actor
-        batch_size = min(128, max(16, -(-len(rows) // (4 * _cluster_cpus()))))
+        batch_size = min(512, max(16, -(-len(rows) // (4 * _cluster_cpus()))))
     ds = from_rows(({**r, "_row": i} for i, r in enumerate(rows)), key_fields=("_row",),
                    rows_per_block=batch_size)
     out: list[dict[str, Any] | None] = [None] * len(rows)

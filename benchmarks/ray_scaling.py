@@ -16,11 +16,19 @@ How CPU is counted (user + system seconds, from start to last row):
   the per-task scorer cache is emptied before each run, so every run starts cold, as a fresh
   Ray actor does;
 - Ray: the driver (this process: building the dataset, Ray Data's executor, decoding the rows)
-  plus every process of the cluster (GCS, raylets, log monitors, Ray Data's service actors,
-  idle and prestarted workers, the scorer actors), read from ``/proc`` every 0.2 s, by pid, so
-  processes that exit mid-run are counted up to their last sample. Once per cluster, before
-  the timed runs, a 4-row dataset starts Ray Data's service actors (stats, autoscaling
-  coordinator, usage collection: one per cluster, not per run); that warm-up is not counted.
+  plus every process of the cluster (GCS, raylets, the autoscaler monitor, Ray Data's service
+  actors, idle, prestarted and spill workers, the scorer actors), read from ``/proc`` every
+  0.2 s, by pid, so processes that exit mid-run are counted up to their last sample. Each
+  sample's CPU is charged to the kind the process had then (``ray::NAME`` titles: a worker
+  runs a task, then becomes a scorer actor; the driver by thread) and printed per kind. The
+  meter's own thread (reading ``/proc``) is the only thing taken out: the local runs have no
+  such instrument. Once per cluster, before the timed runs, a 4-row dataset starts Ray Data's
+  service actors (stats, autoscaling coordinator, usage collection, actor locations: one per
+  cluster, not per run); that warm-up is not counted. The nodes are started as
+  :class:`~vector_gym.integrations.ray.LocalCluster` starts them (no dashboard, no log monitor:
+  the README's settings for a scoring cluster) with an object store of ``--object-store-mb``
+  (512 MiB; a real node's default is 30% of its RAM): at 80 MiB the 6,800-row run filled it,
+  and Ray then spilled blocks to disk and ran ``gc.collect`` in every worker.
 - RepairGen (``--repairgen``): the Ray workers regenerate each task from its id (the issue's
   design: tasks are not shipped); the local runs get the tasks ready-made, so the CPU of
   generating them (``suite.tasks``, measured here) is added to each local run and shown.
@@ -34,7 +42,7 @@ by its rows. Every full run's reports are checked to be identical to ``processes
 
 Usage::
 
-    python benchmarks/ray_scaling.py [--copies 4] [--repairgen N] [--batch-size 256] [--json]
+    python benchmarks/ray_scaling.py [--copies 4] [--repairgen N] [--batch-size 512] [--json]
 
 ``--repairgen 10000`` is the issue's 10,000-task identity check (every field of every report
 identical to ``score_many`` in this process); the tests check 300 tasks.

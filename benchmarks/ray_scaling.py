@@ -37,7 +37,9 @@ Each configuration runs at two sizes (a quarter of the rows, then all of them): 
 fixed + n * per_row gives the per-row CPU (the marginal cost, the overhead the issue bounds)
 and the fixed start-up CPU (Ray: worker processes, actor construction and cold per-task scorers
 of one dataset execution; local: the pool's fork). ``total`` is all CPU of the full run divided
-by its rows. Every full run's reports are checked to be identical to ``processes=1``
+by its rows. Each size of each configuration runs ``--repeats`` times (2) and the run with the
+least CPU counts (other engineers' load on a shared machine only adds CPU: cache and core
+contention). Every full run's reports are checked to be identical to ``processes=1``
 (``--no-check`` skips it).
 
 Usage::
@@ -225,6 +227,16 @@ def _ray_run(vray, cluster, suite, rows, batch_size: int, workers: int):
     return out, wall, driver + sum(v for k, v in kinds.items() if not k.startswith("driver:")), kinds
 
 
+def _least_cpu(repeats: int, run, cpu_at: int):
+    """The run (of ``repeats``) that used the least CPU: other engineers' load only adds."""
+    best = None
+    for _ in range(max(1, repeats)):
+        got = run()
+        if best is None or got[cpu_at] < best[cpu_at]:
+            best = got
+    return best
+
+
 def _result(name: str, n: int, wall: float, small: tuple[int, float], full: tuple[int, float],
             identical: bool | None, extra_cpu: float = 0.0) -> dict:
     per_row, fixed = _fit(small, full)
@@ -242,6 +254,8 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=512, help="rows per scorer call (and per block)")
     ap.add_argument("--object-store-mb", type=int, default=512,
                     help="object store per node (MiB; Ray's default is 30%% of the node's RAM)")
+    ap.add_argument("--repeats", type=int, default=2,
+                    help="runs of each size and configuration; the one with the least CPU counts")
     ap.add_argument("--no-check", action="store_true")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
@@ -257,13 +271,20 @@ def main() -> None:
     results = []
     reference = None
     for processes in (1, 2):
-        _, _, cpu_small = _local_run(tasks[:m], outputs[:m], processes, gen_cpu * m / n)
-        reports, wall, cpu = _local_run(tasks, outputs, processes, gen_cpu)
-        dicts = [_canon(r.to_dict()) for r in reports]
-        if reference is None:
-            reference = dicts
-        results.append(_result(f"score_many(processes={processes})", n, wall, (m, cpu_small),
-                               (n, cpu), dicts == reference, gen_cpu))
+        small = _least_cpu(args.repeats, lambda: _local_run(tasks[:m], outputs[:m], processes,
+                                                             gen_cpu * m / n), cpu_at=2)
+        same = True
+        full = None
+        for _ in range(args.repeats):
+            got = _local_run(tasks, outputs, processes, gen_cpu)
+            dicts = [_canon(r.to_dict()) for r in got[0]]
+            if reference is None:
+                reference = dicts
+            same = same and dicts == reference
+            full = got if full is None or got[2] < full[2] else full
+        _, wall, cpu = full
+        results.append(_result(f"score_many(processes={processes})", n, wall, (m, small[2]),
+                               (n, cpu), same, gen_cpu))
     for workers in (1, 2):
         with vray.LocalCluster(workers=workers, cpus=1, head_cpus=0,
                                object_store_mb=args.object_store_mb) as cluster:
@@ -271,15 +292,21 @@ def main() -> None:
             try:  # Ray Data's service actors (one per cluster), started before the timed runs
                 list(vray.decode_rows(vray.score_dataset(vray.from_rows(rows[:4]), suite,
                                                          concurrency=(workers, workers))))
-                _, _, cpu_small, kinds_small = _ray_run(vray, cluster, suite, rows[:m],
-                                                        args.batch_size, workers)
-                out, wall, cpu, kinds = _ray_run(vray, cluster, suite, rows, args.batch_size, workers)
+                _, _, cpu_small, kinds_small = _least_cpu(args.repeats, lambda: _ray_run(
+                    vray, cluster, suite, rows[:m], args.batch_size, workers), cpu_at=2)
+                identical = None if args.no_check else True
+                full = None
+                for _ in range(args.repeats):
+                    got = _ray_run(vray, cluster, suite, rows, args.batch_size, workers)
+                    if not args.no_check:
+                        out = got[0]
+                        identical = identical and len(out) == n and all(
+                            _canon(out[vray.row_key(r)]["report"]) == ref
+                            for r, ref in zip(rows, reference, strict=True))
+                    full = got if full is None or got[2] < full[2] else full
+                _, wall, cpu, kinds = full
             finally:
                 ray.shutdown()
-        identical = None
-        if not args.no_check:
-            identical = len(out) == n and all(
-                _canon(out[vray.row_key(r)]["report"]) == ref for r, ref in zip(rows, reference, strict=True))
         results.append(_result(f"score_dataset({workers} worker node{'s' if workers > 1 else ''})",
                                n, wall, (m, cpu_small), (n, cpu), identical))
         results[-1]["cpu_ms_per_row_by_process"] = {
@@ -292,10 +319,12 @@ def main() -> None:
         r["total_vs_pool2"] = r["total_cpu_ms_per_row"] / local2["total_cpu_ms_per_row"]
     if args.json:
         print(json.dumps({"suite": suite, "rows": n, "small_rows": m, "batch_size": args.batch_size,
+                          "repeats": args.repeats,
                           "cpus": os.cpu_count(), "load_avg": os.getloadavg(), "results": results},
                          indent=2))
         return
-    print(f"{suite}: {n} rows (fit from {m} and {n}), batch {args.batch_size}, {os.cpu_count()} CPUs,"
+    print(f"{suite}: {n} rows (fit from {m} and {n}, least CPU of {args.repeats} runs each),"
+          f" batch {args.batch_size}, {os.cpu_count()} CPUs,"
           f" load average {os.getloadavg()[0]:.1f}"
           + (f", task generation {gen_cpu:.2f} CPU s (added to local)" if gen_cpu else ""))
     print(f"{'run':34} {'wall s':>7} {'rows/s':>8} {'CPU ms/row':>11} {'vs pool(2)':>10}"

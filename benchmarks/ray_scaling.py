@@ -65,13 +65,21 @@ before                                0.44           0.86 (1.96x)  0.78 (1.78x)
 after, single runs                    0.43           0.37 (0.87x)  0.55 (1.29x)
 after, single runs                    0.50           0.45 (0.92x)  0.39 (0.80x)
 after, least CPU of 2 runs            0.61           0.55 (0.90x)  0.61 (1.01x)
+after, least CPU of 2 runs            0.48           0.52 (1.09x)  0.81 (1.69x)
+after, ``--copies 20``, load 9.7      0.46           0.47 (1.01x)  0.56 (1.20x)
 ====================================  =============  ============  ============
 
-Per row after the changes (fitted, 1 node / 2 nodes): the scorer actor's task 0.38-0.43 /
+The fit divides the run-to-run spread of the fixed CPU (2 nodes: 2.8-6.4 s, two worker
+processes started and two actors built per execution, slower under load) by the rows between
+the two sizes, so at ``--copies 10`` a 2-node figure moves by up to 0.2 ms/row between runs
+(1.69x above: its per-kind fit has 0.04 of ``ray::IDLE`` start-up and 0.06 of Ray Data's
+driver threads that other runs put in the fixed part); ``--copies 20`` halves that.
+
+Per row after the changes (fitted, 1 node / 2 nodes): the scorer actor's task 0.33-0.43 /
 0.41-0.51, which is the scoring (``processes=1`` 0.26-0.35 in the same runs; two scoring
 processes on the two cores cost more each, as in pool(2)) plus the wire inside the actor,
 0.05 (measured in one process: decode the row 0.007, ``to_dict`` 0.012, encode the scored row
-0.010, Arrow tables and row assembly); the driver 0.08-0.10 (wire rows built: key and JSON per
+0.010, Arrow tables and row assembly); the driver 0.04-0.10 (wire rows built: key and JSON per
 row; scored rows decoded, 0.018 each, their SVG included); raylets 0.03-0.05 (blocks moved
 from the driver's node to the worker and back, 3.5 MB in and 4.5 MB out per 512 rows; task
 scheduling); Ray Data's driver threads 0.01-0.02; GCS and the service actors 0.01-0.03 (they
@@ -84,7 +92,13 @@ start-up), block spilling and ``gc.collect`` in every worker (80 MiB stores), th
 monitors (1.4% of a CPU while idle), JSON through orjson (0.11 -> 0.04 over the four encodes
 and decodes of a row), ``to_dict`` (0.022 -> 0.012), batches of 512 (raylet 0.06 -> 0.04,
 Ray Data's driver threads 0.03-0.05 -> 0.01-0.02), the harness's second ``row_key`` per row
-and the meter's own thread (0.01-0.03). The spread between runs (0.39-0.61 for the same
+and the meter's own thread (0.01-0.03). Tried and left: ``RAY_task_events_report_interval_ms=0``
+and ``RAY_enable_metrics_collection=0`` (idle cluster 4.9% of a CPU with them, 4.5% without).
+
+What remains above pool(2) at 2 nodes (the ``--copies 20`` run, 0.56 against 0.46): the wire
+in the actor 0.05, the driver 0.05, the raylets 0.04, Ray Data's driver threads 0.01, GCS and
+service actors 0.02-0.03, less the pool's own 0.08 above ``processes=1`` (pickled tasks and
+reports). The spread between runs (0.39-0.61 for the same
 configuration) is the shared machine's load; compare within one run.
 """
 

@@ -44,7 +44,8 @@ contention). Every full run's reports are checked to be identical to ``processes
 
 Usage::
 
-    python benchmarks/ray_scaling.py [--copies 4] [--repairgen N] [--batch-size 512] [--json]
+    python benchmarks/ray_scaling.py [--copies 10] [--repairgen N] [--batch-size 512]
+                                     [--repeats 2] [--object-store-mb 512] [--json]
 
 ``--repairgen 10000`` is the issue's 10,000-task identity check (every field of every report
 identical to ``score_many`` in this process); the tests check 300 tasks.
@@ -297,7 +298,8 @@ def _result(name: str, n: int, wall: float, small: tuple[int, float], full: tupl
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--copies", type=int, default=4, help="copies of the 680 published outcomes")
+    ap.add_argument("--copies", type=int, default=10,
+                    help="copies of the 680 published outcomes (20 halves the fit's spread)")
     ap.add_argument("--repairgen", type=int, default=0, metavar="N",
                     help="score N RepairGen oracle outputs instead")
     ap.add_argument("--batch-size", type=int, default=512, help="rows per scorer call (and per block)")

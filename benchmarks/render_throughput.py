@@ -29,6 +29,35 @@ corpus. The share of sampled documents that ``backend="skia"`` routes to resvg i
 corpus. ``--rss`` measures, in a fresh process, the parent's resident memory held after one
 1,000-image batch at 224 px against the batch's pixels (issue 16: at most 1.3x).
 
+Where the cold time goes (issue 16; 72 px, one Vector-Bench or RepairGen scene of about 6 KB,
+65 elements, 420 attributes; CPU microseconds per document, in this process, on a loaded 2-core
+machine, session 5; raw skia on the same documents: about 200, its own parse about 124):
+
+* pre-check, about 90 through lxml (its parse 66, the text proofs 24: UTF-8 and entity checks,
+  reference markers, attribute count, ``<use``); for a document of the text lowering's grammar
+  whose text bounds every limit, expat's parse (about 39) and the same text proofs instead
+  (``vector_gym.render.precheck.may_skip_parse``);
+* skia-subset lowering on the text (``vector_gym.svg.normalise.subset_text``), about 175: the
+  grammar regex 50, the rewrites 105 (17 circles at about 3.4 each: geometry split, exact
+  ``.10g`` arcs; 7 lines, 3 paths with their path-data check; the regex scan 14), whitespace
+  between tags 7. It was about 250 through the tree (the subset scan 118, the rewrites 112, the
+  serialisation 26);
+* skia, about 260: its parse of the prepared text 131 (more than raw skia's 124: circles as
+  paths), the drawing of the fitted document about 125 (raw skia draws the unfitted one, at its
+  own scale, clipped to the canvas), the RGB copy 5;
+* the cache key (BLAKE2b) 5; the pool about 30 in the parent (dispatch, one read per wake-up,
+  the 4 ms naps) and the worker's pipe I/O.
+
+So raw skia's 0.6x is out of reach at 72 px while the document is parsed twice (lxml, then skia)
+and drawn fitted: skia's own share of the pipeline's work is already 1.3x all of raw skia, and
+lxml's parse alone would cap the ratio at about 0.6. Session 5, ``--sizes 72 --limit 60 --repeat
+3`` (Vector-Bench, RepairGen, V2), the code before and after run back to back on a loaded
+machine (load 5-6): cold x1 / resvg 1.84, 1.92, 2.75 before, 2.40, 2.33, 2.98 after; cold x1 /
+raw skia 0.26, 0.28, 0.30 before, 0.35, 0.34, 0.32 after (x1 cold images per CPU-second +31%,
++25%, +10%). The pool still costs about 11% against the same work in process (the parent's
+dispatch and wake-ups, the worker's pipe I/O): the next thing to cut. At 224 px cold x1 / raw
+skia is 0.65-0.76, at 512 px 0.98-1.36.
+
 Usage::
 
     .venv/bin/python benchmarks/render_throughput.py [--limit 150] [--sizes 72 224 512] [--repeat 3]

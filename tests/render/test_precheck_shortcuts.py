@@ -74,3 +74,36 @@ def test_a_long_text_without_markers_refers_to_nothing_and_one_marker_is_found()
     plain = b"<svg>" + b"x" * 100_000 + b"</svg>"
     assert not _may_refer(plain)
     assert _may_refer(plain[:-6] + b"uRl(</svg>")
+
+
+def _xpath_too_many(doc, limit: int) -> bool:
+    from lxml import etree
+
+    root = etree.fromstring(doc.encode() if isinstance(doc, str) else doc)
+    return bool(root.xpath(f"boolean(//*[count(@*) > {limit}])"))
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        f'<svg {NS}>' + '<rect x="1" y="2" width="3"/>' * 120 + "</svg>",  # many "=", short tags
+        f'<svg {NS}>' + '<rect x="1" y="2" width="3"/>' * 120 + '<path d="' + "M0 0 " * 400 + '"/></svg>',
+        f'<svg {NS}><g id="' + "=" * 2000 + '"/>' + '<rect x="1"/>' * 10 + "</svg>",  # "=" in a value
+        f'<svg {NS}><rect ' + " ".join(f'a{i}="{i}"' for i in range(300)) + "/></svg>",
+        f'<svg {NS}><rect ' + " ".join(f'a{i}=""' for i in range(257)) + "/></svg>",  # 5 chars each
+        f'<svg {NS}><rect ' + " ".join(f'a{i}=""' for i in range(256)) + "/></svg>",
+    ],
+)
+@pytest.mark.parametrize("as_bytes", [False, True])
+def test_the_attribute_count_proof_on_the_text_gives_the_tree_verdict(doc, as_bytes):
+    expected = R.TOO_MANY_ATTRIBUTES if _xpath_too_many(doc, 256) else None
+    assert _reason(doc.encode() if as_bytes else doc, RenderLimits()) == expected
+
+
+def test_use_elements_are_found_by_their_tag_and_ids_alone_prove_nothing():
+    house = f'<svg {NS}><g id="house"><rect id="user" width="1" height="1"/></g></svg>'
+    assert _reason(house, RenderLimits(use_cycles="fail")) is None
+    for use in ('<use href="#a"/>', '<x:use xmlns:x="http://www.w3.org/2000/svg" href="#a"/>'):
+        cyclic = f'<svg {NS}><g id="a">{use}</g></svg>'
+        assert _reason(cyclic, RenderLimits(use_cycles="fail")) == R.USE_CYCLE
+        assert _reason(cyclic.encode(), RenderLimits(use_cycles="fail")) == R.USE_CYCLE

@@ -23,13 +23,13 @@ def _empty_cache():
 
 def _count_prepares(monkeypatch) -> list:
     calls = []
-    real = backends._prepare
+    real = backends._prepare_begin  # the first stage of every preparation, staged or not
 
     def counting(*args):
         calls.append(args[0])
         return real(*args)
 
-    monkeypatch.setattr(backends, "_prepare", counting)
+    monkeypatch.setattr(backends, "_prepare_begin", counting)
     return calls
 
 
@@ -59,7 +59,7 @@ def test_a_cached_rejection_is_served_only_under_the_same_limits():
 
 
 def test_outcomes_of_the_moment_are_not_cached(monkeypatch):
-    real = backends.check_tree
+    real = backends._check_tree
     state = {"fail": True}
 
     def flaky(svg_text, limits):
@@ -67,7 +67,7 @@ def test_outcomes_of_the_moment_are_not_cached(monkeypatch):
             raise MemoryError
         return real(svg_text, limits)
 
-    monkeypatch.setattr(backends, "check_tree", flaky)
+    monkeypatch.setattr(backends, "_check_tree", flaky)
     assert render_many([GOOD], (8, 8), processes=0).errors == (R.OUT_OF_MEMORY,)
     assert render_many([GOOD], (8, 8), processes=0).errors == (None,)
 

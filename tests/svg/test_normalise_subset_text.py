@@ -1,0 +1,291 @@
+"""The skia-subset lowering on the text: the pixels of the tree lowering, and never a document it would refuse."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import numpy as np
+import pytest
+from test_normalise_subset import NS, _pixels, _svg  # the same helpers
+
+from vector_gym.render import backends
+from vector_gym.render.backends import _subset_bytes
+from vector_gym.render.precheck import DEFAULT_LIMITS, RenderRejected, _check_tree
+from vector_gym.svg.normalise.subset import lower_skia_subset
+from vector_gym.svg.normalise.subset_text import lower_skia_subset_text
+
+
+def _both(text: str, size: int):
+    """(text lowering's bytes or None, tree lowering's bytes or None) of an accepted document."""
+    root, checked = _check_tree(text, DEFAULT_LIMITS)
+    fast = None
+    if checked is not None:
+        fast = lower_skia_subset_text(checked if isinstance(checked, str) else checked.decode(), (size, size))
+    tree = copy.deepcopy(root)
+    slow = _subset_bytes(tree) if lower_skia_subset(tree, (size, size)) else None
+    return fast, slow
+
+
+def _assert_same_drawing(text: str, size: int) -> bool:
+    fast, slow = _both(text, size)
+    if fast is None:
+        return False
+    assert slow is not None, f"the text lowering took a document the tree refuses: {text[:300]!r}"
+    np.testing.assert_array_equal(_pixels(fast, size), _pixels(slow, size), err_msg=text[:300])
+    return True
+
+
+def _corpus() -> list[str]:
+    from vector_gym.tasks.repairgen_sources import load_sources
+
+    return [s.svg for s in load_sources(("vector_bench", "svgeditbench"))]
+
+
+@pytest.mark.parametrize("size", [24, 96])
+def test_corpus_documents_draw_exactly_as_with_the_tree_lowering(size):
+    docs = _corpus()[:: 2 if size == 24 else 5]
+    hits = sum(_assert_same_drawing(text, size) for text in docs)
+    # the Vector-Bench scenes (a fifth of the sources) are all of the grammar, and many emoji
+    assert hits >= 0.3 * len(docs), (hits, len(docs))
+
+
+def test_every_vector_bench_scene_takes_the_text_path():
+    from vector_gym.tasks import load_vector_bench
+
+    docs = [t.source_svg for t in load_vector_bench()][::4]
+    for text in docs:
+        assert lower_skia_subset_text(text, (72, 72)) is not None, text[:200]
+
+
+ACCEPTED = [
+    ('<circle cx="5.5" cy="4.25" r="2.125" fill="#f00"/>', 'viewBox="0 0 10 10"'),
+    ('<circle cx="-0" cy="-3.5" r="7.75" stroke="#000" stroke-width="0.5" fill="none"/>', 'viewBox="-10 -10 20 20"'),
+    ('<circle cx="5" cy="5" r="0"/><circle cx="1" cy="1" r="-2"/><rect width="2" height="2"/>', 'viewBox="0 0 10 10"'),
+    ('<circle cx="1999999999.5" cy="5" r="1e0"/>', 'viewBox="0 0 10 10"'),  # exponent: the tree
+    ('<circle cx="1234567890123" cy="5" r="3"/><circle cx="0.1" cy="0.2" r="0.30000001"/>', 'viewBox="0 0 10 10"'),
+    ('<ellipse cx="5" cy="5" rx="4"/><ellipse cx="5" cy="5" ry="1.5"/><ellipse cx="5" cy="5"/>', 'viewBox="0 0 10 10"'),
+    ('<ellipse cx="5" cy="5" rx="4.5" ry="2.25" fill="white" stroke="black" opacity=".5"/>', 'width="20" height="10"'),
+    ('<line x1="0" y1="0" x2="10" y2="10" stroke="#00f" fill="#f00" fill-opacity="0.5" stroke-width="2"/>', 'viewBox="0 0 10 10"'),
+    ('<path d="M1 1L9 1L5 9z L"/><path d="L1 1"/><path d="M0 0a5 5 0 015 5" stroke="#000" fill="none"/>', 'viewBox="0 0 10 10"'),
+    ('<g fill="#0f0" opacity="1"><g/><rect x="1" y="1" width="3" height="4"/></g>', 'viewBox="0 0 10 10"'),
+    ('<rect width="4" height="4"/>', 'viewBox="0 0 10 10" fill="#f0f" opacity="0.5" x="3" y="2"'),
+    ('<rect width="4" height="4"/>', 'viewBox="0 0 10 10" transform="scale(2)"'),
+    ('<rect width="4" height="4"/>', 'viewBox="0 0 10 10" transform="scale(1)"'),
+    ('<rect width="4" height="4"/>', 'width="10mm" height="20"'),
+    ('<rect width="4" height="4"/>', 'viewBox="0 0 10 10" style="enable-background:new 0 0 10 10;" xml:space="preserve"'),
+    ('<polygon points="1,1 9,1 5,9" fill="#abc" fill-rule="evenodd"/><polyline points="1 1 2 2" stroke="#000"/>', 'viewBox="0 0 10 10"'),
+    ('<rect\n\twidth="4"\n  height="4" rx="1" ry="0.5"\n/>\n', 'viewBox="0 0 10\n10"\n width="10"'),
+    ('<rect width="4" height="4" stroke-dasharray="1 2" stroke="#000" stroke-linecap="round"/>', 'viewBox="0 0 10 10" preserveAspectRatio="xMinYMin slice"'),
+    ('<rect id="a>b" width="4" height="4"/><path id="c>d" d="M1 1L9 1L5 9z L"/><circle id=">" r="2.5"/>', 'viewBox="0 0 10 10"'),
+]
+
+
+@pytest.mark.parametrize("body, root", ACCEPTED)
+@pytest.mark.parametrize("size", [16, 48])
+def test_documents_of_the_grammar_draw_exactly_as_with_the_tree_lowering(body, root, size):
+    for text in (_svg(body, root), '<?xml version="1.0" encoding="UTF-8"?>\n<?pi x?>' + _svg(body, root) + "\n"):
+        fast, slow = _both(text, size)
+        if "1e0" in text:
+            assert fast is None and slow is not None
+            continue
+        assert fast is not None and slow is not None
+        np.testing.assert_array_equal(_pixels(fast, size), _pixels(slow, size))
+
+
+def test_an_empty_root_and_a_root_without_viewbox():
+    for text, size in ((f"<svg {NS}/>", 8), (f'<svg {NS} width="4" height="2" fill="#f00"/>', 8)):
+        assert _assert_same_drawing(text, size)
+
+
+LEFT_TO_THE_TREE = [
+    '<rect width="4" height="4" style="fill:#f00"/>',  # style: the tree lowering
+    '<rect width="4" height="4" transform="rotate(3)"/>',
+    "<title>t</title><rect width='4' height='4'/>",
+    '<rect width="4" height="4" fill="#f00" opacity="1e-1"/>',
+    "<rect width='4' height='4'/>",
+    '<rect width = "4" height="4"/>',
+    '<rect width="4" height="4"/><!-- c -->',
+    '<rect width="4" height="4">\r</rect>',
+    '<rect width="4" height="4"></rect>',  # shapes are empty elements in the grammar
+    '<rect width="0" height="4"/>',
+    '<rect width="4"/>',
+    '<rect width="4" id=" height=" fill="#f00"/>',  # a name inside a value is no attribute
+    '<rect height="4" stroke-width="4"/>',
+    '<rect width="4" height="4" fill="red"/>',
+    '<rect width="4" height="4" opacity="1.5"/>',
+    '<rect width="4" height="4" stroke-width="0"/>',
+    '<rect width="4" height="4" stroke-width="-1"/>',
+    '<rect width="4" height="4" x="1px"/>',
+    '<rect width="4" height="4" x=""/>',
+    '<rect width="4" height="4" fill="#ff"/>',
+    '<rect width="4" height="4" class="a"/>',
+    '<rect width="4" height="4" xmlns="http://www.w3.org/2000/svg"/>',
+    '<g>text</g>',
+    '<g>\u00a0</g>',
+    '<defs><rect width="4" height="4"/></defs>',
+    '<linearGradient id="g"/><rect width="4" height="4"/>',
+    '<rect width="4" height="4" fill="url(#g)"/>',
+    '<rect width="4" height="4" stroke-width="0.000000000000000000000001"/>',
+]
+
+
+@pytest.mark.parametrize("body", LEFT_TO_THE_TREE)
+def test_what_the_grammar_does_not_cover_is_left_to_the_tree(body):
+    text = _svg(body)
+    try:
+        root, checked = _check_tree(text, DEFAULT_LIMITS)
+    except RenderRejected:
+        return
+    if checked is not None:
+        assert lower_skia_subset_text(checked, (8, 8)) is None
+
+
+@pytest.mark.parametrize(
+    "root",
+    [
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 0 10">',  # zero-size viewBox
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 a 10">',
+        '<svg xmlns="http://www.w3.org/2000/svg" style="fill:#f00">',
+        '<svg xmlns="http://www.w3.org/2000/svg" class="a">',
+        '<svg xmlns="http://www.w3.org/2000/svg" opacity="2">',
+        "<svg xmlns='http://www.w3.org/2000/svg'>",
+        '<svg:svg xmlns:svg="http://www.w3.org/2000/svg">',
+    ],
+)
+def test_roots_outside_the_subset_are_left_to_the_tree(root):
+    end = "</svg:svg>" if root.startswith("<svg:") else "</svg>"
+    assert lower_skia_subset_text(root + '<rect width="1" height="1"/>' + end, (8, 8)) is None
+
+
+def test_hostile_values_are_matched_in_linear_time():
+    # Every quantifier of the grammar is possessive: these take milliseconds, not hours.
+    n = 20000
+    for bad in (f'width="{"1" * n}x"', f'x="{"1" * n}.{"2" * n}x"', f'opacity="{"0" * n}x"'):
+        assert lower_skia_subset_text(_svg(f'<rect {bad} height="1" width="1"/>'), (8, 8)) is None
+    many = _svg('<rect width="1" height="1"/>' * 5000 + '<rect width="1" height="1" q="1"/>')
+    assert lower_skia_subset_text(many, (8, 8)) is None
+
+
+def _mutants(docs: list[str], n: int, seed: int = 0) -> list[str]:
+    rng = random.Random(seed)
+    edits = [
+        "", "e", "-", ".", "0", " ", "\n", '"', "'", "<", ">", "/", "=", "&amp;", "#", "x",
+        ' style="fill:#fff"', ' transform="scale(2)"', " r=\"0\"", ' width="0"', "<g>", "</g>",
+        "<title>", "<!---->", 'xmlns="x"', "1e5", "url(#a)", "\t", "\u00a0",
+    ]
+    out = []
+    for _ in range(n):
+        text = rng.choice(docs)
+        for _ in range(rng.randint(1, 3)):
+            i = rng.randrange(len(text))
+            text = text[:i] + rng.choice(edits) + text[i + rng.randint(0, 2):]
+        out.append(text)
+    return out
+
+
+def test_mutated_documents_the_text_path_takes_draw_as_with_the_tree_lowering():
+    docs = [d for d in _corpus()[::9] if lower_skia_subset_text(d, (8, 8)) is not None]
+    taken = 0
+    for text in _mutants(docs, 600):
+        try:
+            taken += _assert_same_drawing(text, 24)
+        except RenderRejected:
+            continue
+    assert taken > 100  # the mutants that stay in the grammar are many, and were compared
+
+
+def test_prepare_uses_the_text_path_and_falls_back_to_the_tree(monkeypatch):
+    backends.clear_caches()
+    calls = []
+    real = backends.lower_skia_subset
+
+    def tree(root, size):
+        calls.append(size)
+        return real(root, size)
+
+    monkeypatch.setattr(backends, "lower_skia_subset", tree)
+    grammar = _svg('<circle cx="5" cy="5" r="2.5" fill="#f00"/>')
+    styled = _svg('<circle cx="5" cy="5" r="2.5" style="fill:#f00"/>')
+    a = backends._prepare(grammar, 8, 8, "skia", DEFAULT_LIMITS)
+    assert a[0] == "skia" and b'd="M7.5 5A2.5 2.5 0 0 1 5 7.5' in a[1] and calls == []
+    b = backends._prepare(styled, 8, 8, "skia", DEFAULT_LIMITS)
+    assert b[0] == "skia" and calls == [(8, 8)]
+    np.testing.assert_array_equal(_pixels(a[1], 8), _pixels(b[1], 8))
+    # a document that may refer to something is never read from its text
+    ref = _svg('<circle cx="5" cy="5" r="2.5" fill="#f00" id="a&amp;b"/>')
+    assert backends._prepare(ref, 8, 8, "skia", DEFAULT_LIMITS)[0] == "skia" and len(calls) == 2
+
+
+def _prepared_both_ways(text, monkeypatch, limits=DEFAULT_LIMITS, size=24):
+    """_prepare's outcome with the parse-free acceptance and with the parse always run."""
+    fast = backends._prepare(text, size, size, "skia", limits)
+    with monkeypatch.context() as m:
+        m.setattr(backends, "may_skip_parse", lambda svg, lim: False)
+        slow = backends._prepare(text, size, size, "skia", limits)
+    return fast, slow
+
+
+EDGE_TEXTS = [
+    _svg('<rect width="4" height="4"/>'),
+    '<?xml version="1.0" encoding="UTF-8"?>\n' + _svg('<rect width="4" height="4"/>'),
+    '<?xml version="2.0"?>' + _svg('<rect width="4" height="4"/>'),  # libxml2 refuses it
+    ' <?xml version="1.0"?>' + _svg('<rect width="4" height="4"/>'),
+    '<?xml version="1.0" encoding="latin-1"?>' + _svg('<rect width="4" height="4"/>'),
+    '<svg viewBox="0 0 10 10"><rect width="4" height="4"/></svg>',  # no namespace
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns="http://www.w3.org/2000/svg"><rect width="1" height="1"/></svg>',
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><rect width="1" height="1"/></svg>',
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:x="urn:x"><rect width="1" height="1"/></svg>',
+    '<svg xmlns="http://www.w3.org/2000/svg" xml:space="preserve"><rect width="1" height="1"/></svg>',
+    '<svg xmlns="http://www.w3.org/2000/svg" xml:space="weird"><rect width="1" height="1"/></svg>',
+    _svg('<rect width="4" height="4" x="1" x="2"/>'),  # a duplicate attribute
+    _svg('<rect width="4" height="4" id="a\x01"/>'),  # a character XML forbids
+    _svg('<rect width="4" height="4" id="a\x7f"/>'),
+    _svg('<rect width="4" height="4" id="a<b"/>'),
+    _svg('<rect width="4" height="4"/></g>'),
+    _svg('<g><rect width="4" height="4"/>'),
+    _svg("<g>" * 130 + '<rect width="1" height="1"/>' + "</g>" * 130),  # deeper than 128
+    _svg("<g>" * 300 + "</g>" * 300),
+    _svg('<rect width="4" height="4"/>') + "<?pi?>",
+    _svg('<rect width="4" height="4"/>') + "x",
+    _svg('<rect width="4" height="4" id="\u00e9"/>'),  # not ASCII: parsed
+    _svg('<rect width="4" height="4"/>').replace("<svg ", "<svg\n\t"),
+]
+
+
+@pytest.mark.parametrize("text", EDGE_TEXTS)
+def test_the_parse_free_acceptance_gives_the_parsed_outcome(text, monkeypatch):
+    fast, slow = _prepared_both_ways(text, monkeypatch)
+    assert fast == slow
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [
+        dict(max_depth=3),
+        dict(max_elements=3),
+        dict(max_use_expansion=3),
+        dict(max_path_numbers=20),
+        dict(max_attributes=2),
+        dict(max_bytes=30),
+    ],
+)
+def test_the_parse_free_acceptance_keeps_every_limit(limits, monkeypatch):
+    from vector_gym.render.precheck import RenderLimits
+
+    text = _svg('<g><rect width="4" height="4" x="1" y="1"/><circle r="2"/></g>')
+    fast, slow = _prepared_both_ways(text, monkeypatch, RenderLimits(**limits))
+    assert fast == slow
+
+
+def test_mutated_documents_get_the_parsed_outcome_without_the_parse(monkeypatch):
+    docs = [d for d in _corpus()[::9] if lower_skia_subset_text(d, (8, 8)) is not None]
+    skipped = 0
+    for text in _mutants(docs, 400, seed=1):
+        fast, slow = _prepared_both_ways(text, monkeypatch, size=12)
+        assert fast == slow, text[:300]
+        try:
+            skipped += text.isascii() and backends.may_skip_parse(text, DEFAULT_LIMITS)
+        except RenderRejected:
+            pass
+    assert skipped > 100

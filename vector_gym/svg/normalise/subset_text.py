@@ -1,0 +1,227 @@
+"""The skia-subset lowering of :mod:`.subset` for the commonest documents, done on their text.
+
+For a document of the skia subset, :func:`.subset.lower_skia_subset` reads every attribute
+through lxml (``items()`` is most of its time: about 1.5 us per element, in Python), rewrites a
+few elements in the tree and serialises the whole tree again, for a text that differs from the
+source only where something was rewritten. Most documents the render path sees are flat lists
+of rects, circles, lines, polygons and paths with hex colours and plain numbers (every
+Vector-Bench and RepairGen scene). For them :func:`lower_skia_subset_text` proves membership of
+the subset with one regular expression over the text (:data:`_BODY`: the elements and
+attributes of the subset, each value in a syntax that passes the subset's own check,
+:func:`.subset._value_ok`), run by the regex engine in C, and rewrites only the circles,
+ellipses, lines and paths, each as the tree lowering writes it (circles and ellipses as paths
+with :func:`.subset._round_to_path`'s text, ``fill="none"`` on lines, path data cut after its
+last valid segment with :func:`.walk._shape_geometry`, zero-size shapes removed); the root is
+fitted to the canvas (:func:`.root.fit_root`) and its presentation attributes moved onto a
+wrapping ``<g>`` as there. Every other tag is written out as it was written; whitespace between
+tags, the XML declaration and unused namespace declarations are left out (skia draws none of
+them; whitespace costs it a text node each to parse). The pixels are those of the tree lowering (and
+so of the full normaliser): ``tests/svg/test_normalise_subset_text.py`` checks it on every
+bundled document and on hand-written edge cases.
+
+The grammar is narrower than the subset (no ``style``, ``transform``, ``<title>``, exponent,
+single quote, carriage return or space around ``=``, and every rect with a positive width and
+height): anything else returns ``None``, and the caller runs the tree lowering, which decides
+on the tree. It runs only on a text that :func:`vector_gym.render.precheck.check_tree` has
+already parsed and accepted (so the text is well-formed XML within every limit) and that refers
+to nothing (:func:`vector_gym.render.precheck._may_refer` is false: no ``&``, so no entity or
+character reference makes a value differ from its text, and no reference strip rewrote the
+tree).
+"""
+
+from __future__ import annotations
+
+import re
+
+from vector_gym.svg.normalise.common import SVG_NS, _fmt
+from vector_gym.svg.normalise.subset import (
+    _ATTR_CHECKS,
+    _NO_EFFECT_STYLE,
+    _ROOT_ATTRS,
+    _ROOT_MOVABLE,
+    _matrix_attrib,
+    _round_d,
+    _value_ok,
+)
+from vector_gym.svg.normalise.units import _abs_length
+from vector_gym.svg.normalise.walk import _shape_geometry
+from vector_gym.svg.viewbox import parse_viewbox
+
+__all__ = ["lower_skia_subset_text"]
+
+# One attribute: name="value" (the grammar admits double quotes only).
+_ATTR_DQ = re.compile(r'([^\s=]+)\s*=\s*"([^"]*)"').findall
+_NORMALISE_WS = str.maketrans("\t\n", "  ")  # attribute-value normalisation (no \r here)
+_ROUND_GEOMETRY = frozenset(("cx", "cy", "r", "rx", "ry"))
+_XML_SPACE = "xml:space"
+
+
+def _start_tag(name: str, attrib: dict, empty: bool) -> str:
+    parts = ["<", name]
+    for k, v in attrib.items():
+        if '"' in v:  # only from a value written in single quotes
+            v = v.replace('"', "&quot;")
+        parts.append(f' {k}="{v}"')
+    parts.append("/>" if empty else ">")
+    return "".join(parts)
+
+
+# -- the grammar --------------------------------------------------------------------------
+# XML whitespace (a carriage return is left to the tree: the text would not be what lxml read).
+_W = "[ \t\n]"
+# Value syntaxes, each a part of the check the subset applies to its attributes
+# (:func:`.subset._value_ok`), written so that every value matched passes it, and with
+# possessive quantifiers only (no backtracking: the time is linear in the text whatever it is).
+_NUM = r"[+-]?+(?:[0-9]++\.?+[0-9]*+|\.[0-9]++)"  # a plain number without exponent
+# A plain number > 0 as a float: a non-zero digit before the point, or within 20 places after
+# it (so that the float cannot underflow to 0).
+_POS = r"0*+(?:[1-9][0-9]*+\.?+[0-9]*+|\.0{0,20}+[1-9][0-9]*+)"
+_UNIT_V = r"(?:0*+\.[0-9]++|0++\.?+|0*+1(?:\.0*+)?+)"  # a plain number in [0, 1]
+_PAINT_V = r"(?:#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?|none|white|black)"
+_ANY = r'[^"]*+'
+# One attribute of a drawing element, by name (factored by first letter: the regex engine
+# tries alternatives in turn). Geometry is plain numbers; width and height (of a rect, or
+# ignored on the others) > 0, so that no rect is removed for its size.
+_A = (
+    rf'{_W}++(?:'
+    rf'i(?:d="{_ANY}")'
+    rf'|f(?:ill="{_PAINT_V}"|ill-opacity="{_UNIT_V}"|ill-rule="{_ANY}")'
+    rf'|s(?:troke="{_PAINT_V}"|troke-width="{_POS}"|troke-opacity="{_UNIT_V}"'
+    rf'|troke-(?:linecap|linejoin|miterlimit|dasharray|dashoffset)="{_ANY}")'
+    rf'|x(?:1|2)?="{_NUM}"|y(?:1|2)?="{_NUM}"'
+    rf'|(?:width|height)="{_POS}"'
+    rf'|c(?:x|y)="{_NUM}"|r(?:x|y)?="{_NUM}"'
+    rf'|o(?:pacity="{_UNIT_V}")'
+    rf'|d="{_ANY}"|points="{_ANY}"|clip-rule="{_ANY}"'
+    rf')'
+)
+# Up to an attribute of the same tag, attribute by attribute (a value may hold a ">").
+_TO = rf'(?:{_W}++[^\s=]++="[^"]*+")*?'
+# The content of the root: whitespace and elements of the subset with those attributes only
+# (no style, transform, title or desc: those documents go to the tree), the shapes written as
+# empty elements, every rect with a width and a height.
+_BODY = re.compile(
+    rf"(?:{_W}++"
+    rf"|<(?:rect(?={_TO}{_W}++width=)(?={_TO}{_W}++height=)|circle|ellipse|line|path|polygon|polyline)"
+    rf"(?:{_A})*+{_W}*+/>"
+    rf"|<g(?:{_A})*+{_W}*+/?+>|</g{_W}*+>"
+    rf")*+"
+).fullmatch
+_PROLOG = re.compile(rf"(?:{_W}++|<\?[^<>]*\?>)*+").fullmatch  # XML declaration, instructions
+_ROOT_HEAD = re.compile(rf'svg(?:{_W}++[^\s="<>/]++="[^"<>]*+")*+{_W}*+/?').fullmatch
+_ROOT_END = re.compile(rf"</svg{_W}*+>{_W}*+").fullmatch
+# The elements rewritten (all empty, by the grammar), with their attributes (whose values may
+# hold a ">").
+_BETWEEN_TAGS = re.compile(rf">{_W}++<").sub
+_REWRITE = re.compile(r'<(circle|ellipse|line|path)((?:[^>"/]++|"[^"]*+")*+)/>')
+
+
+# Splits a circle's or ellipse's attributes into [other text, name, value, other text, ...].
+_GEOMETRY_SPLIT = re.compile(rf'{_W}++(cx|cy|rx|ry|r)="([^"]*+)"').split
+_LINE_FILL_ATTR = re.compile(rf'{_W}+fill(?:-opacity)?="[^"]*"').sub
+
+
+def _rewrite(m: re.Match) -> str:
+    """One circle, ellipse, line or path as :func:`.subset.lower_skia_subset` writes it.
+
+    The other attributes keep their text (values of the subset, checked by the grammar);
+    attribute order differs from the tree lowering's, which changes nothing drawn.
+    """
+    name = m.group(1)
+    attrs = m.group(2) or ""
+    if name == "path":
+        attrib = dict(_ATTR_DQ(attrs))
+        d = attrib.get("d")
+        if not _shape_geometry(None, "path", attrib):
+            return ""  # no valid segment: removed
+        if attrib["d"] == d:
+            return m.group(0)
+        return _start_tag("path", attrib, True)
+    if name == "line":  # skia would draw its fill as a hairline
+        return f'<line{_LINE_FILL_ATTR("", attrs)} fill="none"/>'
+    parts = _GEOMETRY_SPLIT(attrs)
+    d = _round_d(name, dict(zip(parts[1::3], parts[2::3], strict=True)))
+    if d is None:
+        return ""  # zero or negative radius: removed
+    rest = "".join(parts[::3])
+    return f'<path{rest} d="{d}"/>'
+
+
+def lower_skia_subset_text(text: str, size: tuple[int, int]) -> bytes | None:
+    """The skia-ready text of a subset document, from its text; None where the tree must decide.
+
+    Parameters
+    ----------
+    text : str
+        A document that :func:`vector_gym.render.precheck.check_tree` accepted and that refers
+        to nothing (module docstring: this function relies on both).
+    size : (int, int)
+        Canvas (H, W) in pixels the root is fitted to (:func:`.root.fit_root`).
+
+    Returns
+    -------
+    bytes or None
+        UTF-8 text that skia draws exactly as the output of :func:`.subset.lower_skia_subset`
+        for the same document, or None when the text is not of the grammar above (the caller
+        then runs the tree lowering, which decides on the tree).
+    """
+    start = text.find("<svg")
+    if start < 0 or not _PROLOG(text, 0, start):
+        return None
+    close = text.find(">", start)
+    end = text.rfind("</svg")
+    head = text[start + 1 : close]
+    if close < 0 or not _ROOT_HEAD(head):
+        return None
+    root_empty = head[-1] == "/"
+    if root_empty:
+        if text[close + 1 :].strip(" \t\n"):
+            return None
+        body = ""
+    else:
+        if end < close or not _ROOT_END(text, end) or not _BODY(text, close + 1, end):
+            return None
+        body = text[close + 1 : end]
+    # The root's attributes: as .subset._scan checks them.
+    pairs = _ATTR_DQ(head)
+    if "\t" in head or "\n" in head:
+        pairs = [(k, v.translate(_NORMALISE_WS)) for k, v in pairs]
+    checks = _ATTR_CHECKS
+    kept: dict = {}
+    moved: dict = {}
+    for k, v in pairs:
+        if k[:5] == "xmlns":
+            if k == "xmlns" and v != SVG_NS:
+                return None
+            continue  # namespace declarations: none is used by what is written out
+        if k == "viewBox":
+            if parse_viewbox(v) is None:
+                return None  # invalid or zero-size: the full normaliser's rules apply
+            kept[k] = v
+        elif k in _ROOT_ATTRS:
+            kept[k] = v
+        elif k == "x" or k == "y" or k == _XML_SPACE or (k == "style" and _NO_EFFECT_STYLE(v)):
+            continue  # no effect on the outermost <svg>; dropped, as the walk does
+        elif k in _ROOT_MOVABLE and _value_ok(checks[k], v):
+            moved[k] = v
+        else:
+            return None
+    # Whitespace between tags is no text skia draws (the subset has no text element) but costs
+    # it a node each to parse: left out (a value holds no "<", so no value is touched).
+    body = _REWRITE.sub(_rewrite, _BETWEEN_TAGS("><", body.strip(" \t\n")))
+    # The root, fitted to the canvas (.root.fit_root), its presentation attributes and
+    # transform moved onto a wrapping <g> (contract item 13).
+    h, w = size
+    if "viewBox" not in kept:
+        vw = _abs_length(kept.get("width"))
+        vh = _abs_length(kept.get("height"))
+        if vw and vh and vw > 0 and vh > 0:
+            kept["viewBox"] = f"0 0 {_fmt(vw)} {_fmt(vh)}"
+    kept["width"] = str(int(w))
+    kept["height"] = str(int(h))
+    root = _start_tag("svg", {"xmlns": SVG_NS, **kept}, False)
+    if moved:
+        wrap = _matrix_attrib(None, moved)
+        if wrap:
+            return (root + _start_tag("g", wrap, False) + body + "</g></svg>").encode("utf-8")
+    return (root + body + "</svg>").encode("utf-8")

@@ -68,7 +68,12 @@ after, single runs                    0.50           0.45 (0.92x)  0.39 (0.80x)
 after, least CPU of 2 runs            0.61           0.55 (0.90x)  0.61 (1.01x)
 after, least CPU of 2 runs            0.48           0.52 (1.09x)  0.81 (1.69x)
 after, ``--copies 20``, load 9.7      0.46           0.47 (1.01x)  0.56 (1.20x)
+after, defaults, quiet (load 1.4)     0.47           0.44 (0.94x)  0.49 (1.05x)
+after, defaults, load 1.3 -> 5.5      0.51           0.55 (1.09x)  0.62 (1.23x)
 ====================================  =============  ============  ============
+
+Before, quiet (the previous session's run, ``--copies 10``): pool(2) 0.47, Ray 1 node 0.70
+(1.50x), 2 nodes 0.91 (1.95x).
 
 The fit divides the run-to-run spread of the fixed CPU (2 nodes: 2.8-6.4 s, two worker
 processes started and two actors built per execution, slower under load) by the rows between

@@ -45,6 +45,10 @@ def cluster():
         ray = c.connect()
         assert len([n for n in ray.nodes() if n["Alive"]]) == 2
         assert {n["NodeManagerAddress"] for n in ray.nodes()} == {"127.0.0.1"}
+        # the README's scoring-cluster settings: no log monitor on any node (log_to_driver off)
+        cmds = [_cmdline(pid) for pid in c.marked_pids()]
+        assert sum(b"/raylet" in cmd for cmd in cmds) == 2
+        assert not any(b"log_monitor" in cmd for cmd in cmds)
         yield c
     finally:
         try:
@@ -125,16 +129,15 @@ def test_repairgen_oracle_outputs_identical_to_in_process(cluster):
     assert all(r["report"]["reward"] == 1.0 for r in scored)
 
 
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 def _scorer_actor_pids(c: vray.LocalCluster) -> list[int]:
-    pids = []
-    for pid in c.marked_pids():
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if b"MapBatches(_ScoreBatch)" in cmd:
-            pids.append(pid)
-    return pids
+    return [pid for pid in c.marked_pids() if b"MapBatches(_ScoreBatch)" in _cmdline(pid)]
 
 
 def _replicated_outcomes(copies: int) -> list[dict]:

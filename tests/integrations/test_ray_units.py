@@ -229,3 +229,28 @@ def test_eval_ray_refuses_multi_turn_and_patch_before_any_cluster_work(capsys, t
         assert rc == 1
         assert "--ray runs single-turn SVG answers" in capsys.readouterr().err
     assert not any(tmp_path.rglob("*.jsonl"))
+
+
+def test_wire_json_reads_back_what_json_reads_from_the_run_file_encoding():
+    import numpy as np
+
+    from vector_gym.runfile import encode_row
+
+    rows = [
+        {"task_id": "sv_001", "model": "m", "produced_svg": '<svg a="1">\n\u00e9\u4e2d</svg>',
+         "reward": 0.1 + 0.2, "report": {"checks": [{"distance": 1e-7, "produced": [1, 2.5, None]}]}},
+        {"task_id": "t", "sample_index": 2**70 + 1, "x": [-(2**64) - 1, 2**63 - 1]},  # past 64 bits
+        {"task_id": "t", "x": float("nan"), "y": [float("inf")]},  # non-finite: null
+        {"task_id": "t\ud800", "n": np.float32(0.5), "i": np.int64(3)},  # lone surrogate, NumPy
+    ]
+    for row in rows:
+        text = vray._dumps(row)
+        assert vray._loads(text) == json.loads(encode_row(row))
+    back = vray._loads(vray._dumps(rows[1]))
+    assert back["sample_index"] == 2**70 + 1 and type(back["sample_index"]) is int  # not a float
+    assert vray._loads(vray._dumps(rows[2])) == {"task_id": "t", "x": None, "y": [None]}
+    # json's layout (older wire rows): integers past 64 bits stay ints; NaN literals read as json does
+    big = vray._loads('{"a": 18446744073709551617}')["a"]
+    assert big == 2**64 + 1 and type(big) is int
+    nan = vray._loads('{"a":NaN}')["a"]
+    assert nan != nan

@@ -109,3 +109,16 @@ def test_score_many_responses():
         ("no_svg_found",),
         ("provider_error",),
     ]
+
+
+def test_json_safe_plain_values_lists_and_non_finite_floats():
+    import numpy as np
+
+    from vector_gym.rewards.report import json_safe
+
+    assert json_safe([1, True, None, "a", 2.5, float("inf"), (1, float("nan")), [float("-inf")]]) == [
+        1, True, None, "a", 2.5, "inf", [1, "nan"], ["-inf"]]
+    assert json_safe((0.5, -0.0)) == [0.5, -0.0] and json_safe(()) == []
+    assert json_safe(np.float64("nan")) == "nan" and json_safe(np.float64(1.5)) == 1.5
+    assert json_safe([np.float64("inf"), np.float64(2.0)]) == ["inf", 2.0]
+    assert json_safe(float("-inf")) == "-inf" and json_safe(7) == 7

@@ -233,8 +233,59 @@ def row_key(row: Mapping[str, Any], key_fields: Sequence[str] | None = None) -> 
     )
 
 
+_ORJSON: Any = None  # the orjson module, False where it is not installed (set on first use)
+
+
+def _orjson() -> Any:
+    global _ORJSON
+    if _ORJSON is None:
+        try:
+            import orjson
+        except ImportError:  # pragma: no cover - the [ray] extra installs it
+            orjson = False
+        _ORJSON = orjson
+    return _ORJSON or None
+
+
 def _dumps(row: Mapping[str, Any]) -> str:
-    return json.dumps(row, ensure_ascii=False, allow_nan=False)
+    """A wire row's JSON text, as the run files write rows (:func:`vector_gym.runfile.encode_row`:
+    non-finite floats as null, lone surrogates escaped, NumPy scalars as numbers).
+
+    orjson (the ``[ray]`` extra) writes it 3-4x faster than ``json`` (compact separators); what
+    it refuses (integers past 64 bits, lone surrogates) goes through ``encode_row``.
+    """
+    fast = _orjson()
+    if fast is not None:
+        try:
+            return fast.dumps(row, default=_json_default).decode()
+        except TypeError:  # orjson.JSONEncodeError
+            pass
+    from vector_gym.runfile import encode_row
+
+    return encode_row(row)[:-1].decode()
+
+
+def _json_default(o: Any) -> Any:
+    from vector_gym.runfile import _default
+
+    return _default(o)
+
+
+def _loads(text: str) -> Any:
+    """Decode a wire row: the values ``json.loads`` gives, 2-3x faster on orjson's texts.
+
+    orjson reads an integer past 64 bits as a float, and only :func:`_dumps`'s fallback writes
+    such integers, in ``json``'s layout (``"key": value``); so texts holding ``": `` (that
+    fallback, rows written before orjson, a value that contains it) are read by ``json``, and
+    compact ones (orjson's) by orjson.
+    """
+    fast = _orjson()
+    if fast is not None and '": ' not in text:
+        try:
+            return fast.loads(text)
+        except fast.JSONDecodeError:  # NaN literals: json reads them
+            pass
+    return json.loads(text)
 
 
 def _wire_table(keys: Sequence[str], task_ids: Sequence[Any], rows: Sequence[str]) -> Any:
@@ -259,7 +310,7 @@ def from_rows(
     rows: Iterable[Mapping[str, Any]],
     *,
     key_fields: Sequence[str] | None = None,
-    rows_per_block: int = 128,
+    rows_per_block: int = 512,
 ) -> Any:
     """A Ray dataset (wire layout) of in-memory rows, in blocks of ``rows_per_block``.
 
@@ -279,11 +330,14 @@ def from_rows(
     tables = [_to_wire(rows[i : i + size], key_fields) for i in range(0, len(rows), size)]
     if not tables:
         tables = [_wire_table([], [], [])]
-    return ray.data.from_arrow(tables)
+    # from_blocks: the blocks' metadata is read here. ray.data.from_arrow reads it in one
+    # remote task per block, which on a cluster whose head has no CPU starts a task worker on
+    # a worker node and ships every block there once more (benchmarks/ray_scaling.py).
+    return ray.data.from_blocks(tables)
 
 
 def read_outcomes(
-    path: str | Path, *, key_fields: Sequence[str] | None = None, rows_per_block: int = 128
+    path: str | Path, *, key_fields: Sequence[str] | None = None, rows_per_block: int = 512
 ) -> Any:
     """Read stored outcomes into a dataset (wire layout).
 
@@ -303,10 +357,12 @@ def read_parquet(path: str | Path) -> Any:
 
 def decode_rows(source: Any) -> Iterator[dict[str, Any]]:
     """Yield the rows (dicts) of a wire dataset or of an iterable of wire batches, streaming."""
-    batches = source.iter_batches(batch_format="pyarrow") if hasattr(source, "iter_batches") else source
+    # batch_size=None: the blocks as they come (re-slicing them into batches is driver CPU)
+    batches = (source.iter_batches(batch_size=None, batch_format="pyarrow")
+               if hasattr(source, "iter_batches") else source)
     for batch in batches:
         for text in batch.column("row").to_pylist():
-            yield json.loads(text)
+            yield _loads(text)
 
 
 def write_jsonl(ds: Any, path: str | Path) -> int:
@@ -343,7 +399,7 @@ class _ScoreBatch:
         names = set(batch.column_names)
         if set(WIRE_COLUMNS) <= names:
             keys = batch.column("key").to_pylist()
-            rows = [json.loads(t) for t in batch.column("row").to_pylist()]
+            rows = [_loads(t) for t in batch.column("row").to_pylist()]
         else:
             rows = batch.to_pylist()
             keys = [row_key(r, self.key_fields) for r in rows]
@@ -390,7 +446,7 @@ def score_dataset(
     ds: Any,
     suite: Any,
     *,
-    batch_size: int = 128,
+    batch_size: int = 512,
     concurrency: int | tuple[int, int] | None = None,
     num_cpus: float = 1.0,
     key_fields: Sequence[str] | None = None,
@@ -408,10 +464,12 @@ def score_dataset(
     suite : str, Suite, SuiteRef or callable
         The suite (``"vector_bench"``, ``"repairgen"``, ...; see :func:`suite_ref`).
     batch_size : int
-        Rows per scorer call. Each call is one Ray task (scheduling, object store transfers,
-        one Arrow table each way): at 32 rows that added about 0.3 ms of CPU per row on the
-        specification suites, at 256 rows about none (``benchmarks/ray_scaling.py``); 128 keeps
-        it small while two actors still share a few thousand rows evenly.
+        Rows per scorer call (about 0.2 s of scoring at 512). Each call is one Ray task
+        (scheduling, object store transfers, one Arrow table each way, block statistics):
+        with the scoring taken out (a cached scorer, ``benchmarks/ray_scaling.py``), Ray and
+        the wire cost 0.23-0.27 ms of CPU per row at 128 rows, 0.16-0.25 at 512 and 0.19-0.21
+        at 1024 (2 loaded cores); at 32 rows about 0.3 ms more. Blocks of the same size
+        (:func:`from_rows` ``rows_per_block``) are scored without re-slicing.
     concurrency : int or (min, max), optional
         Scorer actors: an autoscaling pool of 1 to ``concurrency`` (default one per CPU of the
         cluster), or exactly ``(min, max)``.
@@ -518,7 +576,7 @@ def read_run(out_dir: str | Path) -> list[dict[str, Any]]:
         f = out_dir / p["partition"]
         if not f.exists():
             raise CorpusError(f"{out_dir}: manifest lists {p['partition']}, which is missing")
-        got = [json.loads(line) for line in f.read_text(encoding="utf-8").splitlines() if line]
+        got = [_loads(line) for line in f.read_text(encoding="utf-8").splitlines() if line]
         if len(got) != p["rows"]:
             raise CorpusError(f"{f}: expected {p['rows']} rows, found {len(got)}")
         rows.extend(got)
@@ -672,7 +730,7 @@ class _GenerateBatch:
         from vector_gym.policies import make_policy
         from vector_gym.policies.templates import task_observation
 
-        rows = [json.loads(t) for t in batch.column("row").to_pylist()]
+        rows = [_loads(t) for t in batch.column("row").to_pylist()]
         tasks = [self.suite.get_task(r["task_id"]) for r in rows]
         # The target-reading controls know only the tasks they are given: this batch's.
         policy = self.policy or make_policy(self.spec, tasks)
@@ -916,7 +974,7 @@ def _vllm_stage(ds: Any, ref: SuiteRef, model: str, action_format: str,
     max_tokens = options.get("max_tokens")
 
     def expand(row: dict[str, Any]) -> list[dict[str, Any]]:
-        r = json.loads(row["row"])
+        r = _loads(row["row"])
         return [{"task_id": r["task_id"], "sample_index": j, "seed": r["seed"] + j}
                 for j in r["sample_indices"]]
 
@@ -982,7 +1040,7 @@ def rescore_outcomes(rows: Sequence[Mapping[str, Any]], tasks: Sequence[Any], *,
     ref = _ref_with_tasks(suite, tasks, **({"parity": True} if parity else {}))
     connect(address)
     if batch_size is None:  # large batches (per-call overhead), at least about four per actor
-        batch_size = min(128, max(16, -(-len(rows) // (4 * _cluster_cpus()))))
+        batch_size = min(512, max(16, -(-len(rows) // (4 * _cluster_cpus()))))
     ds = from_rows(({**r, "_row": i} for i, r in enumerate(rows)), key_fields=("_row",),
                    rows_per_block=batch_size)
     out: list[dict[str, Any] | None] = [None] * len(rows)
@@ -1035,7 +1093,7 @@ def rollout_to_file(env: Any, suite: Any, spec: str, out_path: str | Path, *,
                              fingerprint=fp)
         for batch in ds.iter_batches(batch_format="pyarrow"):
             for text in batch.column("row").to_pylist():
-                row = writer.append(json.loads(text))
+                row = writer.append(_loads(text))
                 have[rollout_key(row)] = row
     finally:
         writer.close()
@@ -1077,7 +1135,13 @@ class LocalCluster:
     cpus, head_cpus : int
         CPUs of each worker node and of the head node.
     object_store_mb : int
-        Object store per node (MiB; Ray's minimum is 75).
+        Object store per node (MiB; Ray's minimum is 75). Size it to hold a run's input and
+        output blocks: past 70% full Ray triggers garbage collection in every worker, when
+        full it spills blocks to disk (spill worker processes), both counted as Ray's CPU.
+    log_monitor : bool
+        Start Ray's log monitor on each node (default False: it tails every worker's log file
+        to forward it to the driver, which :func:`connect` turns off with
+        ``log_to_driver=False``; the logs stay in the session directory).
     timeout_s : float
         Seconds to wait for the nodes to join.
 
@@ -1088,12 +1152,14 @@ class LocalCluster:
     """
 
     def __init__(self, workers: int = 1, cpus: int = 1, head_cpus: int = 1,
-                 object_store_mb: int = 80, timeout_s: float = 120.0) -> None:
+                 object_store_mb: int = 80, timeout_s: float = 120.0,
+                 log_monitor: bool = False) -> None:
         self.workers = int(workers)
         self.cpus = int(cpus)
         self.head_cpus = int(head_cpus)
         self.object_store = int(object_store_mb) << 20
         self.timeout_s = float(timeout_s)
+        self.log_monitor = bool(log_monitor)
         self.port = _free_port()
         self.address = f"127.0.0.1:{self.port}"
         self.marker = f"vgray-{os.getpid()}-{uuid.uuid4().hex[:8]}"
@@ -1136,12 +1202,14 @@ class LocalCluster:
             # connect() turn that off, so every node and the driver stay on the loopback.
             self._start_node(
                 ["--head", f"--port={self.port}", "--include-dashboard=false",
+                 f"--include-log-monitor={str(self.log_monitor).lower()}",
                  f"--temp-dir={self.temp_dir}", "--node-ip-address=127.0.0.1"], self.head_cpus, {},
             )
             self._wait(lambda: self._gcs_up(), "the head node")
             for i in range(self.workers):  # one at a time: a raylet has 30 s to register
                 for attempt in range(2):
-                    self._start_node([f"--address={self.address}", "--node-ip-address=127.0.0.1"],
+                    self._start_node([f"--address={self.address}", "--node-ip-address=127.0.0.1",
+                                      f"--include-log-monitor={str(self.log_monitor).lower()}"],
                                      self.cpus, {})
                     try:
                         self._wait(lambda i=i: self._alive_nodes() >= 2 + i, f"worker node {i + 1}")

@@ -26,15 +26,36 @@ def json_safe(value: Any) -> Any:
     >>> json_safe((1.5, float("nan"), [float("-inf")]))
     [1.5, 'nan', ['-inf']]
     """
+    t = type(value)
+    if t in _PLAIN or (t is float and value - value == 0.0):  # x - x is NaN for NaN and inf
+        return value
     if isinstance(value, float):
         if math.isnan(value):
             return "nan"
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
         return value
-    if isinstance(value, list | tuple):
-        return [json_safe(v) for v in value]
+    if isinstance(value, list | tuple):  # produced point lists: one pass for plain items
+        return [
+            v if type(v) in _PLAIN or (type(v) is float and v - v == 0.0) else json_safe(v)
+            for v in value
+        ]
     return value
+
+
+#: Types :func:`json_safe` returns as they are (floats are checked for NaN and inf).
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    """The dataclass field names of ``cls``, in order (``dataclasses.fields`` once per class)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
 
 
 def from_json_safe(value: Any) -> Any:
@@ -80,7 +101,7 @@ class CheckReport:
 
     def to_dict(self) -> dict[str, Any]:
         """Return plain JSON types (no NaN anywhere)."""
-        return {f.name: json_safe(getattr(self, f.name)) for f in fields(self)}
+        return {name: json_safe(getattr(self, name)) for name in _field_names(type(self))}
 
     @classmethod
     def from_dict(cls, obj: Mapping[str, Any]) -> CheckReport:
@@ -161,12 +182,12 @@ class SpecReport:
     def to_dict(self) -> dict[str, Any]:
         """Return plain JSON types (lists, no NaN); inverse of :meth:`from_dict`."""
         out: dict[str, Any] = {}
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if f.name == "checks":
-                out[f.name] = [c.to_dict() for c in v]
+        for name in _field_names(type(self)):
+            v = getattr(self, name)
+            if name == "checks":
+                out[name] = [c.to_dict() for c in v]
             else:
-                out[f.name] = json_safe(v)
+                out[name] = json_safe(v)
         return out
 
     @classmethod

@@ -334,3 +334,59 @@ def test_rewritten_shapes_draw_as_with_the_tree_lowering(body, monkeypatch):
     assert tree.errors == (None,) and fast.errors == tree.errors
     np.testing.assert_array_equal(fast.images, tree.images)
     assert (tree.images < 128).any()  # the shape is drawn
+
+
+_ODD_VALUES = {
+    "x": ["1", "-2.5", "+.5", "1e1", "NaN", "1e308", "9" * 60], "width": ["4", "0", "-1", ".5", "1e308", "inf"],
+    "height": ["4", "3.", "0"], "cx": ["5", "."], "cy": ["5", "x"], "r": ["3", "0", "-1", "9" * 400],
+    "rx": ["1", "-1", "auto"], "ry": ["2"], "d": ["M1 1L9 1L5 9z", "L1 1", "M1 1 L", "", "M1e308 1L2 2"],
+    "points": ["1,1 9,1 5,9", "1"], "fill": ["#f00", "none", "red", "#ff000080", "currentColor"],
+    "stroke": ["#000", "none"], "stroke-width": ["1", "0", "-1", "1px"], "opacity": [".5", "1", "1.5", "01"],
+    "id": [" r=", "a>b", "/>", " r=", " fill=", " d=", " cx=", " width=", "\tr=", "x:use"], "x1": ["0"], "y1": ["0"], "x2": ["10"], "y2": ["10"],
+}
+
+
+def _odd_document(rng: random.Random) -> str:
+    names = ["rect", "circle", "ellipse", "line", "path", "polygon", "g", "RECT", "svg:rect"]
+    values = {**_ODD_VALUES, "style": ["fill:#f00"], "transform": ["scale(2)"], "Fill": ["#f00"]}
+    keys = list(values if rng.random() < 0.1 else _ODD_VALUES)  # a few with what the tree needs
+
+    def element(depth: int) -> str:
+        name = rng.choices(names, weights=[8, 6, 3, 3, 5, 2, 4, 0.3, 0.3])[0]
+        attrs = "".join(  # mostly the first (plain) value, so that many stay in the grammar
+            rng.choice([" ", "\n", "\t"]) + k + '="' + (rng.choice(values[k]) if rng.random() < 0.25 else values[k][0]) + '"'
+            for k in rng.sample(keys, rng.randint(0, 4))
+        )
+        if name == "g" and depth < 3:
+            return f"<g{attrs}>" + "".join(element(depth + 1) for _ in range(rng.randint(0, 3))) + "</g>"
+        name = "rect" if name == "g" else name
+        return f"<{name}{attrs}></{name}>" if rng.random() < 0.1 else f"<{name}{attrs}/>"
+
+    root = rng.choice(['viewBox="0 0 10 10"', 'width="10" height="10" fill="#f00"', 'viewBox="0 0 10 10" xmlns:svg="http://www.w3.org/2000/svg"',
+                       'viewBox="0 0 10 10" xmlns:xlink="http://www.w3.org/1999/xlink" opacity="0.5"', 'viewBox="0 0 10 10" xmlnsx="urn:x"'])
+    prolog = rng.choice(["", '<?xml version="1.0" encoding="UTF-8"?>\n', "<!-- c -->", "<?pi x?>", "\ufeff"])
+    body = "".join(element(0) for _ in range(rng.randint(1, 6)))
+    return f'{prolog}<svg xmlns="http://www.w3.org/2000/svg" {root}>{body}</svg>'
+
+
+def test_odd_documents_render_as_with_the_tree_normaliser_in_process_and_in_the_pool(monkeypatch):
+    """Differential: render_many with the parse-free acceptance and the text lowering, in this
+    process and in a pool, against the same documents forced through the parse and the tree."""
+    from vector_gym.render import render_many
+
+    rng = random.Random(7)
+    docs = [_odd_document(rng) for _ in range(600)]
+    backends.clear_caches()
+    fast = render_many(docs, size=(12, 12), processes=0)
+    pooled = render_many(docs, size=(12, 12), processes=1)
+    with monkeypatch.context() as m:
+        m.setattr(backends, "may_skip_parse", lambda svg, lim: False)
+        m.setattr(backends, "lower_skia_subset_text", lambda t, s: None)
+        backends.clear_caches()
+        tree = render_many(docs, size=(12, 12), processes=0)
+    for i, text in enumerate(docs):
+        assert fast.errors[i] == pooled.errors[i] == tree.errors[i], text
+        np.testing.assert_array_equal(fast.images[i], tree.images[i], err_msg=text)
+        np.testing.assert_array_equal(pooled.images[i], tree.images[i], err_msg=text)
+    assert sum(e is None for e in tree.errors) > 300  # most are drawn, not refused
+    assert sum(backends.lower_skia_subset_text(t, (12, 12)) is not None for t in docs) > 40  # of the grammar

@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import re
 
-from vector_gym.svg.normalise.common import SVG_NS, _fmt
+from vector_gym.svg.normalise.common import SVG_NS
+from vector_gym.svg.normalise.root import fitted_root_attributes
 from vector_gym.svg.normalise.subset import (
     _ATTR_CHECKS,
     _NO_EFFECT_STYLE,
@@ -43,7 +44,6 @@ from vector_gym.svg.normalise.subset import (
     _round_d,
     _value_ok,
 )
-from vector_gym.svg.normalise.units import _abs_length
 from vector_gym.svg.normalise.walk import _shape_geometry
 from vector_gym.svg.viewbox import parse_viewbox
 
@@ -217,14 +217,11 @@ def lower_skia_subset_text(text: str, size: tuple[int, int]) -> bytes | None:
     body = _REWRITE.sub(_rewrite, _BETWEEN_TAGS("><", body.strip(" \t\n")))
     # The root, fitted to the canvas (.root.fit_root), its presentation attributes and
     # transform moved onto a wrapping <g> (contract item 13).
-    h, w = size
-    if "viewBox" not in kept:
-        vw = _abs_length(kept.get("width"))
-        vh = _abs_length(kept.get("height"))
-        if vw and vh and vw > 0 and vh > 0:
-            kept["viewBox"] = f"0 0 {_fmt(vw)} {_fmt(vh)}"
-    kept["width"] = str(int(w))
-    kept["height"] = str(int(h))
+    view_box, kept["width"], kept["height"] = fitted_root_attributes(
+        kept.get("viewBox"), kept.get("width"), kept.get("height"), size
+    )
+    if view_box is not None:
+        kept["viewBox"] = view_box
     root = _start_tag("svg", {"xmlns": SVG_NS, **kept}, False)
     if moved:
         wrap = _matrix_attrib(None, moved)

@@ -500,7 +500,11 @@ def _eval_suite(args: argparse.Namespace, suite: Any, many: bool) -> tuple[list[
                 else {}
             )
             if args.ray:  # generation and scoring on a Ray cluster: same run file, rows, resume
-                from vector_gym.integrations.ray import policy_name, rollout_to_file, run_fingerprint_for
+                from vector_gym.integrations.ray import (
+                    policy_name,
+                    rollout_to_file,
+                    run_fingerprint_for,
+                )
 
                 if args.action_format != "svg" or args.max_turns != 1:
                     raise ConfigError("--ray runs single-turn SVG answers; run --action-format "

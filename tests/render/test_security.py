@@ -22,8 +22,8 @@ import pytest
 from lxml import etree
 from render_helpers import GOOD, NS, svg
 
-from vector_gym.render import reasons as R
 from vector_gym.render import RenderLimits, render_many, render_one
+from vector_gym.render import reasons as R
 from vector_gym.svg.normalise import simplify
 from vector_gym.svg.normalise.style import SELECTOR_BUDGET, CSSTooComplex, check_selectors
 from vector_gym.svg.parse import parse_svg

@@ -102,7 +102,7 @@ def test_v2_batch_is_one_render_batch_with_the_values_of_one_at_a_time(v2_subset
     half = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 2 1"><rect width="1" height="1"/></svg>'
     responses = [t.target_svg for t in tasks[:2]] + ["no svg", "```svg\n<svg><g></svg>\n```", half, tasks[5].source_svg]
     alone = [RasterScorer("v2", dino_model=None, clip_model=None, processes=0).score_response(t, r)
-             for t, r in zip(tasks, responses)]
+             for t, r in zip(tasks, responses, strict=True)]
     calls = []
     real = cache_mod.render_many
     monkeypatch.setattr(cache_mod, "render_many", lambda svgs, *a, **k: calls.append(len(svgs)) or real(svgs, *a, **k))

@@ -28,7 +28,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from vector_gym.integrations._episode import EditSession, check_action_format, first_messages, resolve_suite
+from vector_gym.integrations._episode import (
+    EditSession,
+    check_action_format,
+    first_messages,
+    resolve_suite,
+)
 from vector_gym.integrations.verl import task_from_ground_truth, task_json
 from vector_gym.tasks.task import Task
 

@@ -781,7 +781,7 @@ class CurriculumReward(SuiteRewardFunc):
         return float(self.curriculum.level)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _with_callback_base(cls: type) -> type:
     """``cls`` mixed with ``transformers.TrainerCallback`` (imported on first use)."""
     from transformers import TrainerCallback

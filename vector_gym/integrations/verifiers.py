@@ -29,10 +29,16 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from vector_gym.integrations._episode import EditSession, check_action_format, first_messages, resolve_suite
+from vector_gym.integrations._episode import (
+    EditSession,
+    check_action_format,
+    first_messages,
+    resolve_suite,
+)
 from vector_gym.integrations.verl import task_from_ground_truth, task_json
 
-__all__ = ["VectorGymTaskset", "VectorGymEnv", "load_environment", "score_answer"]
+# The two classes are defined on first access by ``__getattr__`` below (verifiers is imported lazily).
+__all__ = ["VectorGymTaskset", "VectorGymEnv", "load_environment", "score_answer"]  # noqa: F822
 
 
 def _parts(suite: Any, report: Any, passed: bool) -> dict[str, float]:

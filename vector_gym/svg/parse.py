@@ -306,7 +306,7 @@ def ws_equal(a: str | None, b: str | None) -> bool:
 
     Examples
     --------
-    >>> ws_equal("\n  ", " "), ws_equal(" a  b", "a b"), ws_equal("a", "b")
+    >>> ws_equal("\\n  ", " "), ws_equal(" a  b", "a b"), ws_equal("a", "b")
     (True, True, False)
     """
     if a == b:

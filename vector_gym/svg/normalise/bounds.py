@@ -34,9 +34,11 @@ def use_expansion_count(root, budget: int) -> int:
 
     Examples
     --------
+    >>> from vector_gym.svg.parse import parse_svg
     >>> r = parse_svg('<svg><rect id="a"/><use href="#a"/><use href="#a"/></svg>')
     >>> use_expansion_count(r, 100)
     6
+    >>> from vector_gym.svg.parse import parse_svg
     >>> use_expansion_count(parse_svg('<svg><use id="u" href="#u"/></svg>'), 100)
     -1
     """
@@ -115,6 +117,7 @@ def strip_cyclic_uses(root, budget: int, max_cycles: int = 64) -> int:
 
     Examples
     --------
+    >>> from vector_gym.svg.parse import parse_svg
     >>> r = parse_svg('<svg><g id="a"><rect/><use id="u" href="#a"/></g></svg>')
     >>> strip_cyclic_uses(r, 100), [e.tag for e in r.iter()]
     (4, ['svg', 'g', 'rect', 'g'])
@@ -142,6 +145,7 @@ def path_numbers_over(root, budget: int) -> bool:
 
     Examples
     --------
+    >>> from vector_gym.svg.parse import parse_svg
     >>> r = parse_svg('<svg><path d="M0 0h1v2"/><polygon points="0,0 1,1"/></svg>')
     >>> path_numbers_over(r, 8), path_numbers_over(r, 7)
     (False, True)

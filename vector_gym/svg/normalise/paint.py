@@ -7,7 +7,6 @@ from functools import lru_cache
 from vector_gym.svg.color import parse_css_color
 from vector_gym.svg.normalise.common import _URL_RE, _fmt, _ref_id, _url
 
-
 _NONE = ("none",)
 
 

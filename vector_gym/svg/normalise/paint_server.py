@@ -10,7 +10,6 @@ from vector_gym.svg.normalise.paint import _BLACK, _CURRENT, _NONE, _paint
 from vector_gym.svg.normalise.units import _LEADING_NUMBER_RE, _number_or_pct
 from vector_gym.svg.parse import local_name
 
-
 _GRAD_COMMON = ("gradientUnits", "gradientTransform", "spreadMethod")
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-
 _N = r"(?>[+-]?(?:[0-9]*\.[0-9]+|[0-9]+\.?)(?:[eE][+-]?[0-9]+)?)"
 
 

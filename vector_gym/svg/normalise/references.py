@@ -10,7 +10,6 @@ from vector_gym.svg.normalise.common import _URL_RE, _url
 from vector_gym.svg.normalise.data_uri import raster_size
 from vector_gym.svg.parse import local_name, read_attributes
 
-
 _IMPORT_RE = re.compile(r"@import", re.I)
 
 
@@ -86,6 +85,7 @@ def strip_external_resources(root) -> list[str]:
 
     Examples
     --------
+    >>> from vector_gym.svg.parse import parse_svg
     >>> r = parse_svg('<svg><image id="i" href="https://a/b.png"/><use href="o.svg#x"/></svg>')
     >>> strip_external_resources(r), [(e.tag, dict(e.attrib)) for e in r]
     (['https://a/b.png', 'o.svg#x'], [('g', {'id': 'i'}), ('g', {})])
@@ -133,6 +133,7 @@ def external_references(root) -> list[str]:
 
     Examples
     --------
+    >>> from vector_gym.svg.parse import parse_svg
     >>> r = parse_svg('<svg><image href="x.png"/><rect fill="url(#g)"/></svg>')
     >>> external_references(r)
     ['x.png']

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from vector_gym.svg.normalise.common import _fmt
 from vector_gym.svg.normalise.units import _abs_length
 from vector_gym.svg.viewbox import parse_viewbox
@@ -26,7 +25,9 @@ def fit_root(root, size: tuple[int, int]) -> None:
 
     Examples
     --------
-    >>> r = parse_svg('<svg width="10mm" height="20"/>'); fit_root(r, (4, 8))
+    >>> from vector_gym.svg.parse import parse_svg
+    >>> r = parse_svg('<svg xmlns="http://www.w3.org/2000/svg" width="10mm" height="20"/>')
+    >>> fit_root(r, (4, 8))
     >>> r.get("viewBox"), r.get("width"), r.get("height")
     ('0 0 37.79527559 20', '8', '4')
     """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from vector_gym.svg.normalise.common import SVG_NS, XLINK_NS, _S, _XLINK_HREF
+from vector_gym.svg.normalise.common import _S, _XLINK_HREF, SVG_NS, XLINK_NS
 from vector_gym.svg.normalise.elements import _TEXTUAL
 from vector_gym.svg.parse import local_name, read_attributes
 

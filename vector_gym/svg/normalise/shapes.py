@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from vector_gym.svg.normalise.common import _fmt
 
 

@@ -10,7 +10,6 @@ from vector_gym.errors import SVGParseError
 from vector_gym.svg.normalise.common import _S, _matrix_str
 from vector_gym.svg.normalise.transforms import css_transform
 
-
 _SIMPLE_STYLE_RE = re.compile(r"[()\"'\\/!{}@]")
 
 
@@ -318,6 +317,7 @@ def strip_css_hrefs(root) -> int:
 
     Examples
     --------
+    >>> from vector_gym.svg.parse import parse_svg
     >>> r = parse_svg('<svg><image style="fill:red; HREF: url(/x)"/><style>a{xlink\\\\:href:"/y"}</style></svg>')
     >>> strip_css_hrefs(r), r[0].get("style"), r[1].text
     (2, 'fill:red;', 'a{}')

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 
-
 def _switch_ok(el) -> bool:
     if el.get("requiredExtensions") is not None and el.get("requiredExtensions").strip():
         return False

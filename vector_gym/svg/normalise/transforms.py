@@ -11,7 +11,6 @@ from vector_gym.svg.normalise.paths import _N, _SEP, _W
 from vector_gym.svg.numbers import SVG_NUMBER_RE
 from vector_gym.svg.transform import TRANSFORM_ARITY, parse_transform
 
-
 _TF_RE = re.compile(
     r"[ \t\r\n\f,]*(matrix|translate|scale|rotate|skewX|skewY)"
     + _W

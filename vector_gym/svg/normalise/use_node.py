@@ -7,9 +7,9 @@ import copy
 from lxml import etree
 
 from vector_gym.svg.normalise.common import (
-    IDENTITY,
     _S,
     _XLINK_HREF,
+    IDENTITY,
     _href,
     _log,
     _matrix_str,
@@ -19,7 +19,6 @@ from vector_gym.svg.normalise.common import (
 from vector_gym.svg.normalise.transforms import read_transform
 from vector_gym.svg.normalise.units import _length
 from vector_gym.svg.parse import local_name, read_attributes
-
 
 _USE_SKIP = frozenset({"x", "y", "width", "height", "href", _XLINK_HREF})
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from vector_gym.svg.normalise.common import IDENTITY, Matrix, _S, _fmt, _matrix_str, _mul
+from vector_gym.svg.normalise.common import _S, IDENTITY, Matrix, _fmt, _matrix_str, _mul
 from vector_gym.svg.normalise.context import _Ctx, _State
 from vector_gym.svg.normalise.units import _length
 from vector_gym.svg.viewbox import parse_viewbox

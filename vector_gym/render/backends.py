@@ -87,20 +87,25 @@ __all__ = [
 BACKENDS: tuple[str, ...] = ("skia", "skia-strict", "resvg", "cairosvg")
 """Names accepted by ``backend=``."""
 
-_canvases: dict[tuple[int, int], tuple[np.ndarray, object]] = {}
+# One set of canvases per thread: a canvas shared by threads let one thread read back pixels
+# another had just drawn over (tests/test_threads.py).
+_thread_canvases = threading.local()
 
 
 def _skia_canvas(h: int, w: int):
-    """Return this process's (rgba array, skia surface) for an H x W canvas, creating it once."""
-    entry = _canvases.get((h, w))
+    """Return this thread's (rgba array, skia surface) for an H x W canvas, creating it once."""
+    canvases = getattr(_thread_canvases, "by_size", None)
+    if canvases is None:
+        canvases = _thread_canvases.by_size = {}
+    entry = canvases.get((h, w))
     if entry is None:
         import skia
 
         rgba = np.empty((h, w, 4), dtype=np.uint8)
         surface = skia.Surface(rgba, skia.kRGBA_8888_ColorType, skia.kPremul_AlphaType)
-        if len(_canvases) > 8:  # a long-lived worker that saw many sizes: drop the oldest
-            _canvases.pop(next(iter(_canvases)))
-        entry = _canvases[(h, w)] = (rgba, surface)
+        if len(canvases) > 8:  # a long-lived worker that saw many sizes: drop the oldest
+            canvases.pop(next(iter(canvases)))
+        entry = canvases[(h, w)] = (rgba, surface)
     return entry
 
 

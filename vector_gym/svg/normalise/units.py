@@ -7,7 +7,6 @@ import re
 
 from vector_gym.svg.numbers import parse_length
 
-
 _UNITS = {
     "": 1.0, "px": 1.0, "pt": 4 / 3, "pc": 16.0, "mm": 96 / 25.4, "cm": 96 / 2.54, "in": 96.0,
     "q": 96 / 101.6,
@@ -30,7 +29,9 @@ def _length(v: str | None, ref: float, font_size: float = 16.0) -> float | None:
         return None
     x, unit = parsed
     if unit == "%":
-        x = x * ref / 100.0
+        y = x * ref / 100.0
+        # x * ref overflows for a viewport near the largest float although the result fits
+        x = y if math.isfinite(y) else x / 100.0 * ref
     elif unit == "em":
         x *= font_size
     elif unit == "ex":
@@ -42,6 +43,25 @@ def _length(v: str | None, ref: float, font_size: float = 16.0) -> float | None:
     else:
         return None
     return x if math.isfinite(x) else None
+
+
+def viewport_diagonal(vw: float, vh: float) -> float:
+    """The normalised diagonal ``sqrt((vw² + vh²) / 2)`` that other percentages resolve against.
+
+    SVG 2 §8.9 (Units). Computed as written (so every ordinary viewport gets the same float as
+    before); for a viewport near the largest float, whose squares overflow (``**`` raises
+    ``OverflowError``) although the diagonal is finite, scaled by the larger side first.
+    """
+    try:
+        d = math.sqrt((vw**2 + vh**2) / 2)
+    except OverflowError:
+        d = math.inf
+    if math.isfinite(d):
+        return d
+    s = max(abs(vw), abs(vh))
+    if not math.isfinite(s) or s == 0:
+        return d
+    return s * math.sqrt(((vw / s) ** 2 + (vh / s) ** 2) / 2)
 
 
 def _abs_length(v: str | None) -> float | None:

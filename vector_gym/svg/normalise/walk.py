@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import math
-
 from vector_gym.svg.normalise.common import (
-    IDENTITY,
     _S,
     _URL_RE,
     _XLINK_HREF,
+    IDENTITY,
     _fmt,
     _matrix_str,
     _mul,
     _ref_id,
     _url,
 )
-from vector_gym.svg.normalise.context import _Ctx, _State, _drop, _store
+from vector_gym.svg.normalise.context import _Ctx, _drop, _State, _store
 from vector_gym.svg.normalise.elements import (
     _DRAWING,
     _DROP,
@@ -33,12 +31,20 @@ from vector_gym.svg.normalise.paint_server import _resolve_paint
 from vector_gym.svg.normalise.paths import sanitize_path_data
 from vector_gym.svg.normalise.shapes import _ellipse_path
 from vector_gym.svg.normalise.switch import _switch_ok
-from vector_gym.svg.normalise.transforms import parse_transform_lenient, read_transform, transform_origin
-from vector_gym.svg.normalise.units import _PLAIN_NUMBER_RE, _length, _number_or_pct
+from vector_gym.svg.normalise.transforms import (
+    parse_transform_lenient,
+    read_transform,
+    transform_origin,
+)
+from vector_gym.svg.normalise.units import (
+    _PLAIN_NUMBER_RE,
+    _length,
+    _number_or_pct,
+    viewport_diagonal,
+)
 from vector_gym.svg.normalise.use_node import _CLIP_CONTENT
 from vector_gym.svg.normalise.viewport import _nested_viewport
 from vector_gym.svg.parse import read_attributes
-
 
 (
     _K_DROP,
@@ -200,7 +206,7 @@ def _attrs(el, name: str, ctx: _Ctx, state: _State) -> _Ctx | None:
             else:
                 attrib[k] = v
         elif kind == _K_SW:
-            x = _length(v, math.sqrt((ctx.vw**2 + ctx.vh**2) / 2), ctx.fs)
+            x = _length(v, viewport_diagonal(ctx.vw, ctx.vh), ctx.fs)
             if x is not None and x >= 0:
                 attrib[k] = v if _PLAIN_NUMBER_RE.fullmatch(v) else _fmt(x)
                 c.sw0 = x == 0
@@ -286,7 +292,7 @@ def _attrs(el, name: str, ctx: _Ctx, state: _State) -> _Ctx | None:
                 ref = c.vh
             else:
                 if diag is None:
-                    diag = math.sqrt((c.vw**2 + c.vh**2) / 2)
+                    diag = viewport_diagonal(c.vw, c.vh)
                 ref = diag
             x = _length(v, ref, c.fs)
             if x is None:

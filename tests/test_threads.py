@@ -1,0 +1,87 @@
+"""Drawing and generating from several threads at once gives what one thread gives.
+
+A library call may come from any thread: a web server's worker threads serving OpenEnv
+sessions, a trainer's reward threads, the rollout's scoring threads. Each thread must draw on
+its own canvas: one canvas per process, shared by the threads, let a thread read pixels
+another had just drawn over (a wrong image, so a wrong raster reward; a wrong visibility verdict,
+so a different RepairGen task for the same seed). A tiny switch interval makes the threads
+interleave between drawing and reading back, where that showed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+from vector_gym.render import render_one
+from vector_gym.tasks.repairgen import RepairGenConfig, RepairGenerator
+
+
+@pytest.fixture
+def fast_switching():
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(old)
+
+
+def _run_threads(work, n: int = 2) -> None:
+    errors: list[BaseException] = []
+
+    def guarded(k: int) -> None:
+        try:
+            work(k)
+        except BaseException as exc:  # reported by the test, not lost in the thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=guarded, args=(k,)) for k in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
+def test_in_process_renders_from_two_threads_equal_one_thread(fast_switching):
+    colours = ["f00", "0f0", "00f", "ff0", "0ff", "f0f", "000", "888"]
+    docs = [
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">'
+        f'<rect width="{i % 10 + 1}" height="{(3 * i) % 10 + 1}" fill="#{c}"/></svg>'
+        for i, c in enumerate(colours * 5)
+    ]
+    alone = [render_one(d, (24, 24), processes=0) for d in docs]
+    assert all(err is None for _img, err in alone)
+    wrong = [0]
+
+    def work(k: int) -> None:
+        for _round in range(25):
+            for i in range(k, len(docs), 2):
+                img, err = render_one(docs[i], (24, 24), processes=0)
+                if err is not None or not np.array_equal(img, alone[i][0]):
+                    wrong[0] += 1
+
+    _run_threads(work)
+    assert wrong[0] == 0, f"{wrong[0]} of {25 * len(docs)} images differ from the one-thread render"
+
+
+def _digest(task) -> str:
+    return hashlib.sha256("\0".join((task.source_svg, task.target_svg, task.instruction)).encode()).hexdigest()
+
+
+def test_repairgen_in_two_threads_gives_the_one_thread_tasks(fast_switching):
+    n = 40
+    alone = {s: [_digest(RepairGenerator(RepairGenConfig(split="all"), seed=s)[i]) for i in range(n)] for s in (0, 1)}
+    got: dict[int, list[str]] = {}
+
+    def work(s: int) -> None:
+        gen = RepairGenerator(RepairGenConfig(split="all"), seed=s)
+        got[s] = [_digest(gen[i]) for i in range(n)]
+
+    _run_threads(work)
+    for s in (0, 1):
+        differ = [i for i in range(n) if got[s][i] != alone[s][i]]
+        assert differ == [], f"seed {s}: tasks {differ} differ from one thread's"

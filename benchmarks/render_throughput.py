@@ -58,9 +58,43 @@ raw skia 0.26, 0.28, 0.30 before, 0.35, 0.34, 0.32 after (x1 cold images per CPU
 dispatch and wake-ups, the worker's pipe I/O): the next thing to cut. At 224 px cold x1 / raw
 skia is 0.65-0.76, at 512 px 0.98-1.36.
 
+Session 6, ``--breakdown --sizes 72 --limit 40`` (each stage timed alone over the corpus, CPU us
+per document, in this process, load 2.8-3.1; main's tree | this one):
+
+=========================  ============  ============  ============
+stage                      Vector-Bench  V2 emoji      RepairGen
+=========================  ============  ============  ============
+cache key                  5 | 5         2 | 2         5 | 5
+text pre-check             35 | 34       8 | 8         34 | 34
+text lowering              203 | 193     41 | 42       205 | 197
+expat                      41 | 42       5 | 5         41 | 41
+tree path (docs off text)  0 | 0         39 | 39 (8)   0 | 0
+skia parse, prepared       144 | 125     26 | 26       144 | 120
+skia draw, prepared        124 | 121     41 | 40       121 | 120
+RGB copy                   5 | 5         5 | 5         5 | 5
+render_many cold, whole    607 | 586     212 | 209     615 | 591
+raw skia (parse + draw)    208 | 210     60 | 58       208 | 199
+=========================  ============  ============  ============
+
+The prepared text now leaves out ids (the document refers to nothing): skia's parse of it is
+below raw skia's parse of the original. The rest of ``render_many`` over the stages (43-70 us)
+is not Python around the calls (a loop doing the same calls costs the same) but the processor's
+caches, which the stages timed alone keep warm. The floor, skia's own work on the prepared
+text, is 0.78-0.90 of raw skia: the fitted document draws the whole scene, where raw skia draws
+a 220 x 140 scene at its own scale, clipped to 72 x 72 (the original with only its root fitted,
+"raw, root fitted", costs skia 260-285 us, more than its 245 on our prepared text). So 0.6x of raw skia at 72 px leaves 83-85 us per image for all of our
+own work in process on Vector-Bench and RepairGen (we spend 335-346) and 36 us on V2 (we spend
+140), less in the pool (30-60 us of pipe I/O and dispatch per image): the text lowering alone
+(its grammar regex about 50, one Python call per rewritten element about 3.4) is twice the
+allowance. Out of reach without moving the lowering and the checks out of Python. x1 cold /
+raw skia at 72 px, ``--limit 40 --repeat 3``, main then this tree back to back (load 1.6-3.0):
+0.35/0.32/0.34 and 0.35/0.31/0.35 (Vector-Bench/V2/RepairGen): within the noise of a loaded
+machine; at 224 px 0.70-0.75, at 512 px 1.15-1.29 on both.
+
 Usage::
 
     .venv/bin/python benchmarks/render_throughput.py [--limit 150] [--sizes 72 224 512] [--repeat 3]
+    .venv/bin/python benchmarks/render_throughput.py --breakdown --sizes 72 --limit 40
 """
 
 from __future__ import annotations
@@ -207,6 +241,133 @@ def _line(label: str, value: float, aim: str) -> None:
     print(f"  {label:34s} {value:6.2f}  ({aim})")
 
 
+def _breakdown(corpora: dict[str, list[str]], sizes, min_seconds: float, repeat: int) -> None:
+    """CPU microseconds per document of each stage of the cold pipeline and of raw skia, in process.
+
+    The stages of ``render_many(processes=0)`` with empty caches, each timed alone over the
+    corpus (best of ``repeat``): the cache key, the parse-free acceptance's text test
+    (``precheck.may_skip_parse``), the text lowering (``subset_text.lower_skia_subset_text``),
+    expat's well-formedness check, the documents outside the text grammar (``_prepare`` on the
+    tree path, per document of the whole corpus), skia's parse and draw of the prepared text and
+    the RGB copy; the whole ``render_many`` call; what is left is the per-image overhead (the
+    batch, the stages' Python around the calls, the processor's caches, which the stages
+    timed alone do not pay). The floor is skia's own work on the prepared text: raw skia's time
+    over it is the ratio the pipeline would have if all of its own work took no time.
+    """
+    import hashlib
+
+    import skia
+
+    from vector_gym.render import backends, render_many
+    from vector_gym.render.precheck import DEFAULT_LIMITS, expat_well_formed, may_skip_parse
+    from vector_gym.svg.normalise.subset_text import lower_skia_subset_text
+
+    def per_doc(fn, n: int) -> float:
+        best = float("inf")
+        for _ in range(repeat):
+            runs, c0 = 0, time.process_time()
+            while True:
+                fn()
+                runs += 1
+                if time.process_time() - c0 >= min_seconds / 3:
+                    break
+            best = min(best, (time.process_time() - c0) / runs)
+        return 1e6 * best / n
+
+    def one(cname, svgs, size, canvas, rgba, out) -> None:
+        n = len(svgs)
+        data = [s.encode("utf-8") for s in svgs]
+        lim = DEFAULT_LIMITS
+        texty = [s for s in svgs if may_skip_parse(s, lim) and lower_skia_subset_text(s, (size, size))]
+        others = [s for s in svgs if s not in set(texty)]
+        prepared = [backends._prepare(s, size, size, "skia", lim) for s in svgs]
+        pdata = [p[1] for p in prepared if p[0] == "skia"]
+
+        def parse(ds):
+            for d in ds:
+                skia.SVGDOM.MakeFromStream(skia.MemoryStream(d))
+
+        def draw(doms):
+            for dom in doms:
+                canvas.clear(skia.ColorWHITE)
+                dom.setContainerSize(skia.Size(size, size))
+                dom.render(canvas)
+
+        raw_doms = [d for d in (skia.SVGDOM.MakeFromStream(skia.MemoryStream(x)) for x in data) if d]
+        p_doms = [d for d in (skia.SVGDOM.MakeFromStream(skia.MemoryStream(x)) for x in pdata) if d]
+
+        def key():
+            for s in svgs:
+                hashlib.blake2b(s.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+        def accept():
+            for s in svgs:
+                may_skip_parse(s, lim)
+
+        def lower():
+            for s in texty:
+                lower_skia_subset_text(s, (size, size))
+
+        def expat():
+            for s in texty:
+                expat_well_formed(s)
+
+        def tree():
+            for s in others:
+                backends._prepare(s, size, size, "skia", lim)
+
+        def copy():
+            for _ in range(n):
+                backends._copy_rgb(rgba, out)
+
+        def cold():
+            backends.clear_caches()
+            render_many(svgs, (size, size), processes=0)
+
+        st = {
+            "cache key": per_doc(key, n),
+            "text pre-check": per_doc(accept, n),
+            "text lowering": per_doc(lower, n),
+            "expat": per_doc(expat, n),
+            f"tree path ({len(others)} docs)": per_doc(tree, n) if others else 0.0,
+            "skia parse (prepared)": per_doc(lambda: parse(pdata), n),
+            "skia draw (prepared)": per_doc(lambda: draw(p_doms), n),
+            "RGB copy": per_doc(copy, n),
+        }
+        total = per_doc(cold, n)
+        raw = {"raw parse": per_doc(lambda: parse(data), n), "raw draw": per_doc(lambda: draw(raw_doms), n)}
+        # raw skia drawn right: the original with only its root start tag replaced by the
+        # prepared (fitted) one, for the documents on the text path
+        fitted = []
+        for text in texty:
+            low = lower_skia_subset_text(text, (size, size)).decode("utf-8")
+            start = text.find("<svg")
+            fitted.append((low[: low.index(">") + 1] + text[text.index(">", start) + 1 :]).encode("utf-8"))
+        if fitted:
+            f_doms = [d for d in (skia.SVGDOM.MakeFromStream(skia.MemoryStream(x)) for x in fitted) if d]
+            k = len(fitted)
+            raw[f"raw, root fitted ({k} docs)"] = per_doc(lambda: parse(fitted), k) + per_doc(lambda: draw(f_doms), k)
+        raw_total = raw["raw parse"] + raw["raw draw"] + st["RGB copy"]
+        floor = st["skia parse (prepared)"] + st["skia draw (prepared)"] + st["RGB copy"]
+        ours = sum(st.values()) - floor
+        print(f"\n{cname} {size} px, {n} documents ({len(texty)} on the text path)")
+        for k, v in {**st, **raw}.items():
+            print(f"  {k:28s} {v:7.1f}")
+        print(f"  {'render_many cold (whole)':28s} {total:7.1f}   per-image rest {total - ours - floor:6.1f}")
+        print(f"  raw skia / render_many cold {raw_total / total:5.2f}; with our own work free "
+              f"(the floor, skia on the prepared text) {raw_total / floor:5.2f}; 0.6x allows "
+              f"{raw_total / 0.6 - floor:6.1f} us of ours per image, we spend {total - floor:6.1f}")
+
+    print(f"\n== cold-path breakdown, CPU us per document, in process; load average {os.getloadavg()}")
+    for size in sizes:
+        rgba = np.empty((size, size, 4), np.uint8)
+        surface = skia.Surface(rgba, skia.kRGBA_8888_ColorType, skia.kPremul_AlphaType)
+        canvas = surface.getCanvas()
+        out = np.empty((size, size, 3), np.uint8)
+        for cname, svgs in corpora.items():
+            one(cname, svgs, size, canvas, rgba, out)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--limit", type=int, default=150, help="documents per corpus (evenly spaced)")
@@ -218,9 +379,14 @@ def main(argv=None) -> int:
     ap.add_argument("--x2", action="store_true", help="also time a pool of two workers")
     ap.add_argument("--rss", action="store_true", help="also measure the parent RSS of a 1,000-image batch")
     ap.add_argument("--rss-only", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--breakdown", action="store_true",
+                    help="only print where the cold time goes, per stage, corpus and size (in process)")
     args = ap.parse_args(argv)
     if args.rss_only:
         return _rss_main(args.rss_only)
+    if args.breakdown:
+        _breakdown(load_corpora(args.corpora, args.limit), args.sizes, args.min_seconds, args.repeat)
+        return 0
 
     from vector_gym.render import RenderPool, backends, render_many
 

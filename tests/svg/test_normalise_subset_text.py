@@ -78,6 +78,10 @@ ACCEPTED = [
     ('<rect\n\twidth="4"\n  height="4" rx="1" ry="0.5"\n/>\n', 'viewBox="0 0 10\n10"\n width="10"'),
     ('<rect width="4" height="4" stroke-dasharray="1 2" stroke="#000" stroke-linecap="round"/>', 'viewBox="0 0 10 10" preserveAspectRatio="xMinYMin slice"'),
     ('<rect id="a>b" width="4" height="4"/><path id="c>d" d="M1 1L9 1L5 9z L"/><circle id=">" r="2.5"/>', 'viewBox="0 0 10 10"'),
+    # A value ending in ' id=' (its closing quote then reads as an id's opening one): the id
+    # removal must not take the next attribute with it.
+    ('<path fill-rule="x id=" d="M1 1L9 1L5 9z"/><rect stroke-linecap="a id=" width="4" height="4"/>', 'viewBox="0 0 10 10"'),
+    ('<g fill-rule=" id=" fill="#f00"><circle cx="5" cy="5" r="3" clip-rule=" id=" fill="#00f"/></g>', 'viewBox="0 0 10 10"'),
 ]
 
 
@@ -390,3 +394,15 @@ def test_odd_documents_render_as_with_the_tree_normaliser_in_process_and_in_the_
         np.testing.assert_array_equal(pooled.images[i], tree.images[i], err_msg=text)
     assert sum(e is None for e in tree.errors) > 300  # most are drawn, not refused
     assert sum(backends.lower_skia_subset_text(t, (12, 12)) is not None for t in docs) > 40  # of the grammar
+
+
+def test_ids_after_a_space_are_left_out_and_draw_the_same():
+    # the document refers to nothing, so no id is used; skia would file each in its id map
+    text = _svg(
+        '<g id="layer"><rect id="r" width="4" height="4" fill="#f00"/>'
+        '<circle id="c" cx="5" cy="5" r="2" fill="#00f"/><path\tid="tab" d="M0 0L9 9" stroke="#000"/></g>'
+    )
+    fast = lower_skia_subset_text(text, (24, 24))
+    assert b' id="' not in fast and b"\tid=" in fast  # after a tab: kept (changes nothing)
+    assert b'<g><rect width="4" height="4" fill="#f00"/>' in fast
+    assert _assert_same_drawing(text, 24)

@@ -14,8 +14,9 @@ with :func:`.subset._round_to_path`'s text, ``fill="none"`` on lines, path data 
 last valid segment with :func:`.walk._shape_geometry`, zero-size shapes removed); the root is
 fitted to the canvas (:func:`.root.fit_root`) and its presentation attributes moved onto a
 wrapping ``<g>`` as there. Every other tag is written out as it was written; whitespace between
-tags, the XML declaration and unused namespace declarations are left out (skia draws none of
-them; whitespace costs it a text node each to parse). The pixels are those of the tree lowering (and
+tags, ids (the document refers to nothing), the XML declaration and unused namespace
+declarations are left out (skia draws none of them; whitespace costs it a text node each to
+parse, an id an entry in its id map). The pixels are those of the tree lowering (and
 so of the full normaliser): ``tests/svg/test_normalise_subset_text.py`` checks it on every
 bundled document and on hand-written edge cases.
 
@@ -113,6 +114,18 @@ _ROOT_END = re.compile(rf"</svg{_W}*+>{_W}*+").fullmatch
 # The elements rewritten (all empty, by the grammar), with their attributes (whose values may
 # hold a ">").
 _BETWEEN_TAGS = re.compile(rf">{_W}++<").sub
+# An id after a space (the document refers to nothing, so no id is used; skia files each in its
+# id map: about 18 us of its parse of a Vector-Bench scene). A pattern that starts with a
+# literal is searched for fast: an id after a tab or a newline stays, which changes nothing.
+# The text ' id="' also occurs where a value ends in ' id=' (its closing quote read as the
+# id's opening one: removing that would take the next attribute with it), so the space must
+# follow a tag name or a closing quote: a quote not after "=" (a value holds no quote or "<").
+# An id after a value ending in "=" stays, which changes nothing drawn.
+_UNUSED_ID = re.compile(
+    r' id="(?:(?<=[^=]" id=")|(?<=<g id=")|(?<=<rect id=")|(?<=<circle id=")'
+    r'|(?<=<ellipse id=")|(?<=<line id=")|(?<=<path id=")|(?<=<polygon id=")'
+    r'|(?<=<polyline id="))[^"]*+"'
+).sub
 _REWRITE = re.compile(r'<(circle|ellipse|line|path)((?:[^>"/]++|"[^"]*+")*+)/>')
 
 
@@ -213,8 +226,9 @@ def lower_skia_subset_text(text: str, size: tuple[int, int]) -> bytes | None:
         else:
             return None
     # Whitespace between tags is no text skia draws (the subset has no text element) but costs
-    # it a node each to parse: left out (a value holds no "<", so no value is touched).
-    body = _REWRITE.sub(_rewrite, _BETWEEN_TAGS("><", body.strip(" \t\n")))
+    # it a node each to parse, and ids are unused: both left out (a value holds no "<", so no
+    # value is touched).
+    body = _REWRITE.sub(_rewrite, _UNUSED_ID("", _BETWEEN_TAGS("><", body.strip(" \t\n"))))
     # The root, fitted to the canvas (.root.fit_root), its presentation attributes and
     # transform moved onto a wrapping <g> (contract item 13).
     view_box, kept["width"], kept["height"] = fitted_root_attributes(

@@ -78,6 +78,55 @@ Every generated task is unchanged: 5,700 tasks of eight configurations (default,
 geometric, 1-5 repairs, magnitudes, operator subsets, train/test splits) hash the same in every
 field before and after.
 
+Session 6 (issue 16 item 5 again), the same profile, main (a358908) and this tree measured one
+after the other at load 2.1-2.3 on 2 cores (CPU ms per task, warm, N = 1000; timers inflate
+both a little)::
+
+                                                 main (a358908)     after
+    task (1 / warm tasks per second)                  4.41           3.49
+    visibility check (changed_fraction)               2.27           1.67
+      scene draws (3.04 / 3.09 per task)              1.09           0.83
+      lowering the changed element (3.3 per task)     0.50           0.21
+      whole renders (scenes that are not plain)       0.19           0.19
+    operators (7.8 calls per task)                    0.60           0.51
+    source preparation (first use of a source)        0.57           0.46
+    task assembly                                     0.25           0.24
+    clean scene's render form (first use)             0.25           0.20
+
+What was cut:
+
+- a clean scene in skia's subset (every Vector-Bench scene, most emoji) gets its render form
+  from ``lower_skia_subset`` (as ``render_many`` lowers it) and each trial's changed element
+  the same lowering, instead of the full normaliser per trial (same pixels: the splice test
+  compares every spliced trial with ``render_many`` of the whole trial);
+- checkpoints: a form used for a few trials with 16 or more children in its drawing list gets
+  up to eight suffix forms (the later children, and the canvas after the earlier ones, each
+  checked to redraw the clean picture exactly); a trial that changes nothing before one is
+  drawn from its canvas (with the lowering above, a Vector-Bench trial draw takes 359 us on
+  average instead of 518; emoji 161 instead of 174);
+- path reading: ``path_points`` reads paths without arcs with one ``findall`` per command
+  (59 -> 33 us per bundled path), ``PathField`` is a named tuple, a corrupted path is checked
+  without building its fields, the reference's path token check is one ``fullmatch`` for an
+  ASCII value without an exponent, and ``parse_viewbox`` remembers short values.
+
+Results (``--compare-with /work/main``, 2 rounds, N = 1000, CPU seconds, load 2.9-3.6 on 2
+cores from other work: both trees slowed; main measured 276-279 warm on a quieter machine)::
+
+    configuration              main      after   ratio
+    default cold               204.4     254.2    1.24
+    default warm               218.3     271.3    1.24
+    default steady             288.6     338.4    1.17
+    dense warm                 105.1     133.7    1.27
+    geometric warm            1004.0    1296.6    1.29
+    lxml parse+serialise     13239.6   12610.8    (same-run anchor)
+
+Best of five alternating runs of the warm measurement alone (load 1.9-2.7): main 283, after
+332 tasks/s (means 266 and 308): 1.17x; again after merging main 8c996c5 (load 1.2-2.5): 276 and
+317 (means 247 and 304). One run each at the lightest load of the session: this tree 314 warm,
+340 steady (load 1.4); main right after 237 warm, 296 steady (load 1.6). Every generated task is unchanged:
+``benchmarks/repairgen_identity.py --compare`` on the hashes written on main: identical
+(5,700 tasks of eight configurations).
+
 Usage::
 
     .venv/bin/python benchmarks/repairgen_speed.py [--n 1000]

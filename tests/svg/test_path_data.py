@@ -269,3 +269,15 @@ def test_matches_svg_path_on_random_strings():
                 assert math.isclose(y, q.imag, rel_tol=1e-12, abs_tol=1e-12), (d, i, t)
         checked += 1
     assert checked > 500
+
+
+@pytest.mark.parametrize("d", ["L1 1 Z", "l1 1 z l 2 2", "L1 1 z v1", "h5 Z M0 0"])
+def test_path_fields_rejects_a_close_before_any_moveto(d):
+    """path_fields reads as parse_path_data does: a Z before any moveto (after a lineto, say)
+    is an error (close_before_move) in both, and RepairGen's path reading declines it instead
+    of closing to a start point that does not exist (a TypeError on "L1 1 z v1")."""
+    from vector_gym.tasks.repairgen_paths import path_points, scan_path
+
+    assert _reason(d) == "close_before_move"
+    assert PD.path_fields(d) is None
+    assert scan_path(d) is None and path_points(d) is None

@@ -391,6 +391,46 @@ def test_path_points_is_scan_paths_reading_without_fields():
             assert points == tuple(scanned[1]), d
     assert rejected >= 5
 
+def test_path_points_fast_reading_equals_the_field_reading():
+    """path_points reads the commonest paths (no arc) with one findall per command; where it
+    answers, it gives exactly the points of the field-by-field reading (_read), and it declines
+    (None) every path that reading rejects: random strings with bad tokens, missing and extra
+    numbers, packed numbers, stray separators, and every path of the bundled sources."""
+    import random
+
+    from vector_gym.svg.parse import parse_svg
+    from vector_gym.tasks import repairgen_paths as rp
+    from vector_gym.tasks.repairgen_sources import load_sources
+
+    rng = random.Random(5)
+    paths = []
+    for _ in range(6000):
+        out = [rng.choice(["", " ", "x"]) if rng.random() < 0.05 else ""]
+        for _ in range(rng.randint(1, 7)):
+            c = rng.choice("MmLlHhVvCcSsQqTtZzAa")
+            out.append(c)
+            n = {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "s": 4, "q": 4, "t": 2, "a": 7, "z": 0}[c.lower()]
+            n = n * rng.choice([1, 1, 2, 3]) + rng.choice([0, 0, 0, 0, 0, 1, -1])
+            for _ in range(max(n, 0)):
+                out.append(rng.choice(["", "", "-", "+"]) + rng.choice(["0", "1", "2.5", ".5", "10", "3e1", "7.", "-0", "."]))
+                out.append(rng.choice([" ", ",", " ", "", "  ", ", ", "\n", ",,"]))
+        if rng.random() < 0.1:
+            out.insert(rng.randrange(len(out) + 1), rng.choice(["x", ";", "e", ".", "é"]))
+        paths.append("".join(out))
+    for src in load_sources(("vector_bench", "svgeditbench"))[::3]:
+        for el in parse_svg(src.svg).iter("{http://www.w3.org/2000/svg}path"):
+            paths.append(el.get("d") or "")
+    answered = 0
+    for d in paths:
+        slow = rp._read(d, False) if d.strip() and d.isascii() else None
+        fast = rp._points_fast(d) if d.strip() and d.isascii() else None
+        if fast is not None:
+            answered += 1
+            assert slow is not None and fast == slow[1], d
+        assert rp.path_points(d) == (None if slow is None else slow[1]), d
+    assert answered > 3000 and sum(rp._read(d, False) is None for d in paths if d.strip()) > 1000
+
+
 def test_cli_generate_writes_loadable_tasks(tmp_path, capsys):
     from vector_gym.cli import main
 

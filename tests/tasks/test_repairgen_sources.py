@@ -47,3 +47,26 @@ def test_fast_d_validity_matches_reference_normalisation() -> None:
     verdicts = [not is_invalid(normalise_attribute("d", v)) for v in values]
     assert [_reference_valid_d(v) for v in values] == verdicts
     assert True in verdicts and False in verdicts  # both outcomes are exercised
+
+
+def test_ascii_token_stream_fullmatch_equals_the_token_scan() -> None:
+    """path_data_reads decides an ASCII value without an exponent with one fullmatch; it gives
+    the verdict of the §4.3 token scan (_token_stream) on random token soups (numbers packed,
+    signed, dotted; commands; separators; stray characters)."""
+    import random
+
+    from vector_gym.svg import reference_dialect as rd
+
+    rng = random.Random(3)
+    atoms = "0 1 12 1.5 .5 5. -1 +.5 -. . M l z A c x - + .. 0.5.5 1-2".split()
+    atoms += [" ", ",", "  ", ", ", "\t", "\x1c"]
+    seen = set()
+    for _ in range(20000):
+        v = "".join(rng.choice(atoms) for _ in range(rng.randint(1, 9)))
+        value = rd.fold_ws(v)
+        if not value or rd._NUMBER_RE.fullmatch(value):
+            continue
+        fast = rd._ASCII_STREAM(value) is not None
+        assert fast == (rd._token_stream(value, True, spell=False) is not None), repr(v)
+        seen.add(fast)
+    assert seen == {True, False}

@@ -14,9 +14,11 @@ from vector_gym.svg.parse import parse_svg
 from vector_gym.tasks.repairgen import RepairGenConfig, RepairGenerator
 
 
-def _check_splice(monkeypatch, config, count):
+def _check_splice(monkeypatch, config, count, prepared=None):
     """Generate ``count`` tasks of ``config`` with every spliced trial checked against a whole
-    render (pixel-identical) and every bounded one against its exact share; (seen, operators)."""
+    render (pixel-identical) and every bounded one against its exact share; (seen, operators).
+
+    ``prepared``: a prepared source every task draws from instead of the config's own."""
     original = vis._spliced
     real_fraction = rg.changed_fraction
     seen: Counter = Counter()
@@ -55,11 +57,23 @@ def _check_splice(monkeypatch, config, count):
             return frac
         np.testing.assert_array_equal(last["img"], ref, err_msg=f"{prep.source.source_id} {part}")
         seen[kind] += 1
+        seen[f"part {part}"] += 1
         return frac
 
+    suffix_form = vis._suffix_form
+
+    def counted(form, prep, part, anchors):
+        out = suffix_form(form, prep, part, anchors)
+        if out is not form:
+            seen["from a checkpoint"] += 1
+        return out
+
     monkeypatch.setattr(vis, "_spliced", spliced)
+    monkeypatch.setattr(vis, "_suffix_form", counted)
     monkeypatch.setattr(rg, "changed_fraction", checked)
     gen = RepairGenerator(config, seed=3)
+    if prepared is not None:
+        monkeypatch.setattr(gen, "_prepare", lambda k: prepared)
     for i in range(count):
         ops.update(gen[i].meta()["operators"])
     return seen, ops
@@ -72,6 +86,7 @@ def test_spliced_renders_equal_whole_renders(monkeypatch):
     seen, ops = _check_splice(monkeypatch, RepairGenConfig(split="all"), 120)
     assert seen["changed"] >= 100 and seen["new"] >= 5 and seen["deleted"] >= 5, seen
     assert seen["bounded"] >= 40, seen
+    assert seen["from a checkpoint"] >= 30, seen  # drawn from a snapshot of the earlier children
     assert seen["declined"] <= seen["changed"] // 20, seen
     assert len(ops) == 9, ops  # every operator went through the check
 
@@ -132,3 +147,94 @@ def test_footprint_bound_holds_under_group_opacity_blend_and_nested_viewports(mo
 def test_plain_scene_verdict(body, plain):
     root = parse_svg(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 8 8">{body}</svg>')
     assert vis.plain_scene(root) is plain
+
+
+def test_duplicate_id_splice_equals_whole_rebuild(tmp_path, monkeypatch):
+    """With a duplicated id, the trial, its splice into the clean render form and the whole
+    rebuilt trial (and the task itself) all take the FIRST element of that id, as
+    ``getElementById`` does: every spliced trial draws what a whole rebuild draws.
+
+    ``prepare_source`` rejects duplicate ids, so the prepared source is made by hand: two
+    small rects (4% of the picture each: never sure, never bounded, always drawn), the second
+    renamed to the first one's id after preparation."""
+    from vector_gym.tasks.repairgen_sources import prepare_source
+
+    (tmp_path / "dup.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" width="100" height="100">'
+        '<rect id="bg" x="0" y="0" width="100" height="100" fill="#ffffff"/>'
+        '<rect id="a" x="10" y="10" width="20" height="20" fill="#e41a1c"/>'
+        '<rect id="b" x="65" y="65" width="20" height="20" fill="#377eb8"/>'
+        '<rect id="c" x="40" y="70" width="16" height="16" fill="#4daf4a"/></svg>'
+    )
+    config = RepairGenConfig(split="all", sources=(str(tmp_path),), max_repairs=1)
+    prep = prepare_source(RepairGenerator(config)._sources[0])
+    first = vis._BY_ID(prep.root, i="a")[0]
+    second = vis._BY_ID(prep.root, i="b")[0]
+    second.set("id", "a")
+    prep.candidates = [c for c in prep.candidates if c.id != "b"]
+    seen, _ops = _check_splice(monkeypatch, config, 40, prepared=prep)
+    assert seen["part a"] >= 5, seen
+    # the tasks corrupt the first "a" (what the visibility check drew), never the second
+    gen = RepairGenerator(config, seed=3)
+    monkeypatch.setattr(gen, "_prepare", lambda k: prep)
+    on_a = 0
+    for i in range(40):
+        t = gen[i]
+        src = parse_svg(t.source_svg)
+        rects = [el for el in src.iter() if isinstance(el.tag, str) and el.get("id") == "a"]
+        if t.requested_edits[0].part == "a" and len(rects) == 2:
+            assert dict(rects[1].attrib) == dict(second.attrib), t.instruction
+            assert dict(rects[0].attrib) != dict(first.attrib), t.instruction
+            on_a += 1
+    assert on_a >= 3
+    assert first.get("id") == "a" and second.get("id") == "a"
+
+
+@pytest.mark.parametrize(
+    ("body", "listed"),
+    [
+        ('<rect id="a" width="4" height="4"/><rect id="b" width="2" height="2"/>', "svg"),
+        ('<g fill="#f00" stroke="#000"><rect id="a" width="4" height="4"/><rect id="b" width="2" height="2"/></g>', "g"),
+        ('<g opacity="0.5"><rect id="a" width="4" height="4"/><rect id="b" width="2" height="2"/></g>', None),
+        ('<g style="mix-blend-mode:multiply"><rect id="a" width="4" height="4"/></g>', None),
+    ],
+)
+def test_drawing_list_only_without_a_layer(body, listed):
+    """Checkpoints split the children of a list skia draws straight onto the canvas: never the
+    children of a group that draws into a layer (opacity, blend) composited afterwards."""
+    root = parse_svg(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 8 8">{body}</svg>')
+    node = vis._drawing_list(root)
+    assert (None if node is None else node.tag.split("}")[1]) == listed
+
+
+def _long_flat_scene(rng) -> str:
+    """A plain scene with 16-40 children of the root (so checkpoints are made): overlapping
+    shapes with partial alpha, groups with opacity, blend modes and filters, nested viewports,
+    and a root with paint or a layer of its own."""
+    from lxml import etree
+
+    items = []
+    while len(items) < rng.randint(16, 40):
+        for g in parse_svg(_layered_scene(rng)):  # a group whole, or its children one by one
+            items.extend([g] if rng.random() < 0.3 else list(g))
+    ns = ' xmlns="http://www.w3.org/2000/svg"'
+    inner = "".join(etree.tostring(el, encoding="unicode").replace(ns, "") for el in items)
+    extra: list[str] = []
+    root_attr = rng.choice(['', ' fill="#0f0"', ' opacity="0.5"', ' style="opacity:0.5"',
+                            ' fill-opacity="0.4"', ' style="mix-blend-mode:multiply"',
+                            ' transform="rotate(5 50 50)"', ' stroke="#00f" opacity="0.8"'])
+    return ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" width="100" '
+            f'height="100"{root_attr}>{inner}{"".join(extra)}</svg>')
+
+
+def test_checkpoint_draws_equal_whole_renders_on_layered_scenes(monkeypatch, tmp_path):
+    """Trials drawn from a snapshot of the earlier children (suffix forms) give the whole
+    render's pixels also where later children overlap earlier ones with partial alpha, under
+    groups with opacity, blend modes, filters and nested viewports, and with root paint."""
+    import random
+
+    rng = random.Random(5)
+    for i in range(16):
+        (tmp_path / f"s{i}.svg").write_text(_long_flat_scene(rng))
+    seen, _ops = _check_splice(monkeypatch, RepairGenConfig(split="all", sources=(str(tmp_path),)), 80)
+    assert seen["from a checkpoint"] >= 20 and seen["changed"] >= 30, seen

@@ -39,6 +39,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vector_gym.svg.numbers import format_number
+
 __all__ = [
     "PathSyntaxError",
     "PathData",
@@ -562,8 +564,6 @@ def normalise_path_data(d: str) -> str | None:
     parsed = parse_path_data_cached(d, False)
     if isinstance(parsed, PathSyntaxError):
         return None
-    from vector_gym.svg.numbers import format_number
-
     out = []
     for cmd, a in zip(parsed.commands, parsed.args, strict=True):
         if not a:
@@ -624,7 +624,7 @@ def path_fields(d: str) -> list[tuple[str, int, tuple[tuple[int, int, float, boo
             continue
         if not args or not args.isascii():
             return None
-        moved = True
+        moved = moved or up == "M"  # a Z before any moveto is an error, as in parse_path_data
         offset = base + len(raw) - len(raw.lstrip())
         r = _Reader(args)
         n_fields = _SET_SIZE.get(up, 7)  # A: rx ry rotation flag flag x y

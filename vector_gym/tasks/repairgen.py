@@ -69,7 +69,12 @@ from vector_gym.tasks.repairgen_sources import (
     serialise,
     split_of,
 )
-from vector_gym.tasks.repairgen_visibility import changed_fraction, clean_image, reduced_copy
+from vector_gym.tasks.repairgen_visibility import (
+    changed_fraction,
+    clean_image,
+    first_by_id,
+    reduced_copy,
+)
 from vector_gym.tasks.repairgen_words import (
     CLOSINGS,
     PHRASINGS,
@@ -436,11 +441,7 @@ class RepairGenerator:
         if clean:
             target_ids = list(_elements(prep))  # document order, like iter()
         else:
-            target_ids = [
-                el.get("id")
-                for el in built.target.iter()
-                if isinstance(el.tag, str) and el.get("id")
-            ]
+            target_ids = list(first_by_id(built.target))  # as _elements: each id once
         touched = _edit_sites(built.source, parts) | _edit_sites(built.target, parts)
         if any(e.attribute == "exists" for e in edits):
             if clean and prep.referencing is None:
@@ -505,6 +506,11 @@ def _edit_sites(root: Any, parts: set[str]) -> set[str]:
     return out
 
 
+#: Whether any attribute holds ``url(`` or has a name ending in ``href``: a superset of what
+#: :func:`_referencing` looks for, decided in one XPath pass (C) instead of a Python loop.
+_MAY_REFER = etree.XPath("boolean(//@*[contains(., 'url(') or contains(local-name(), 'href')])")
+
+
 def _referencing(root: Any) -> set[str]:
     """Ids of elements holding a local reference (``href="#x"``, ``url(#x)``) and their ancestors.
 
@@ -513,6 +519,8 @@ def _referencing(root: Any) -> set[str]:
     between the unchanged source and the target even though nothing it draws changed.
     """
     out: set[str] = set()
+    if not _MAY_REFER(root):  # no attribute that the test below could take: nothing refers
+        return out
     for el in root.iter():
         if not isinstance(el.tag, str):
             continue
@@ -552,11 +560,11 @@ def _exposure(prep: PreparedSource, cand: Any) -> float:
 
 
 def _elements(prep: PreparedSource) -> dict[str, Any]:
-    """Id -> element of the clean tree ``prep.root`` (built once; ids are unique in a source)."""
+    """Id -> element of the clean tree ``prep.root`` (built once). ``prepare_source`` rejects
+    duplicate ids; where a hand-made source has one, the first element of it, as every other
+    look-up of the generator and the visibility check takes it (:func:`first_by_id`)."""
     if prep.elements is None:
-        prep.elements = {
-            el.get("id"): el for el in prep.root.iter() if isinstance(el.tag, str) and el.get("id")
-        }
+        prep.elements = first_by_id(prep.root)
         prep.partials = {}
     return prep.elements
 

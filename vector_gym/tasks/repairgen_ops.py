@@ -34,6 +34,7 @@ from vector_gym.svg.parse import local_name
 from vector_gym.tasks.repairgen_paths import (
     format_number,
     path_points,
+    path_reads,
     read_points,
     replace_numbers,
     scan_path,
@@ -678,7 +679,7 @@ def op_distort(ctx: OpContext, cand: Candidate, rng: np.random.Generator) -> Cor
             spans[(fx.start, fx.end)] = fx.value + amount * math.cos(ang)
             spans[(fy.start, fy.end)] = fy.value + amount * math.sin(ang)
         new = replace_numbers(raw, spans)
-        if scan_path(new) is None:
+        if not path_reads(new):
             return None
         el.set("d", new)
         weight = 0.44 if ctrl else 1.0  # peak Bernstein weight of a cubic control point

@@ -15,16 +15,21 @@ spec §4.3) into an equivalent accepted spelling. Clean sources go through it on
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from vector_gym.svg.numbers import scan_number_spans
-from vector_gym.svg.path_data import path_fields
+from vector_gym.svg.path_data import _COMMAND_SPLIT as _PD_COMMAND_SPLIT
+from vector_gym.svg.path_data import _SET_SIZE as _PD_SET_SIZE
+from vector_gym.svg.path_data import PathSyntaxError, _read_numbers_fast, path_fields
+
+_PD_SPLIT = _PD_COMMAND_SPLIT.split
 
 __all__ = [
     "PathField",
     "scan_path",
     "path_points",
+    "path_reads",
     "respell_path",
     "replace_numbers",
     "format_number",
@@ -49,9 +54,10 @@ _FIELDS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class PathField:
-    """One number (or arc flag) of a path, with its place in the text.
+class PathField(NamedTuple):
+    """One number (or arc flag) of a path, with its place in the text (immutable; a named
+    tuple: built several thousand times per second of generation, a frozen dataclass costs
+    several times as much to make).
 
     Attributes
     ----------
@@ -178,27 +184,94 @@ def _read(d: str, keep_fields: bool) -> tuple[tuple[PathField, ...], tuple[tuple
         first_command = False
         if not keep_fields:
             continue
-        for s0, e0, v, role in vals:
-            fields.append(
-                PathField(
-                    start=s0,
-                    end=e0,
-                    value=v,
-                    role=role,
-                    relative=rel and not is_first_move,
-                    command=eff.lower() if rel else eff,
-                    pair=pair_of.get(s0, -1),
-                )
-            )
+        relative = rel and not is_first_move
+        command = eff.lower() if rel else eff
+        get_pair = pair_of.get
+        fields.extend(
+            PathField(s0, e0, v, role, relative, command, get_pair(s0, -1)) for s0, e0, v, role in vals
+        )
     if not n_fields:
         return None
     return tuple(fields), tuple(points)
 
 
+_PAIR_COMMANDS = frozenset("MLTCSQ")
+
+
+def _points_fast(d: str) -> tuple[tuple[float, float], ...] | None:
+    """``_read(d, False)``'s points for the commonest paths, or None where :func:`_read` must
+    decide (an arc, a number the one-pass reading does not take, anything unusual): every
+    command's numbers read in one ``findall`` (:func:`vector_gym.svg.path_data._read_numbers_fast`,
+    the reading :func:`path_fields` makes one number at a time) and the same sums, in the same
+    order, as :func:`_read`. ``tests/tasks/test_repairgen.py`` checks it against :func:`_read`."""
+    pieces = _PD_SPLIT(d)
+    if pieces[0].strip():
+        return None
+    points: list[tuple[float, float]] = []
+    cur = (0.0, 0.0)
+    start_pt: tuple[float, float] | None = None
+    first_command = True
+    for k in range(1, len(pieces), 2):
+        letter = pieces[k]
+        up = letter.upper()
+        args = pieces[k + 1].strip()
+        if up == "Z":
+            if args or start_pt is None:
+                return None
+            cur = start_pt
+            first_command = False
+            continue
+        if up == "A" or not args:
+            return None
+        try:
+            vals = _read_numbers_fast(args)
+        except PathSyntaxError:
+            return None
+        if vals is None:
+            return None
+        size = _PD_SET_SIZE[up]
+        if len(vals) % size:
+            return None
+        rel = letter.islower()
+        for set_start in range(0, len(vals), size):
+            if up in _PAIR_COMMANDS:
+                is_first_move = first_command and set_start == 0 and up == "M"
+                bx, by = (0.0, 0.0) if (not rel or is_first_move) else cur
+                for i in range(set_start, set_start + size, 2):
+                    points.append((vals[i] + bx, vals[i + 1] + by))
+                cur = points[-1]
+            elif up == "H":
+                cur = (vals[set_start] + (cur[0] if rel else 0.0), cur[1])
+                points.append(cur)
+            else:  # V
+                cur = (cur[0], vals[set_start] + (cur[1] if rel else 0.0))
+                points.append(cur)
+            if up == "M" and set_start == 0:
+                start_pt = cur
+            first_command = False
+    return tuple(points) if points else None
+
+
 @lru_cache(maxsize=256)  # like _scan_cached: a source's paths are read twice, close together
 def _points_cached(d: str) -> tuple[tuple[float, float], ...] | None:
+    if d.isascii() and d.strip():
+        fast = _points_fast(d)
+        if fast is not None:
+            return fast
     read = _read(d, False)
     return None if read is None else read[1]
+
+
+def path_reads(d: str) -> bool:
+    """Whether :func:`scan_path` reads ``d`` (is not None), without building its fields and
+    without remembering ``d`` (for a path written once, such as a corrupted one).
+
+    Examples
+    --------
+    >>> path_reads("M10 10 l5 0"), path_reads("M0 0 L")
+    (True, False)
+    """
+    return isinstance(d, str) and _read(d, False) is not None
 
 
 def path_points(d: str) -> tuple[tuple[float, float], ...] | None:

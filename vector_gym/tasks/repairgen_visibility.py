@@ -16,6 +16,22 @@ and a trial differs from the clean scene in one element, so:
   a deleted element removed, an inserted one added after its previous sibling;
 - any other scene, or a change this cannot splice, is drawn whole through ``render_many``.
 
+A clean scene in skia's subset (:mod:`vector_gym.svg.normalise.subset`: every Vector-Bench
+scene, most emoji) is lowered by :func:`~vector_gym.svg.normalise.subset.lower_skia_subset`,
+as ``render_many`` lowers it, instead of the full normaliser, and so is each trial's changed
+element (a trial element outside the subset is drawn whole: a form mixing the two lowerings
+would not inherit paint the same way); the pixels are the full normaliser's.
+
+Checkpoints: skia draws the children of the root (or of the wrapping group the normaliser
+puts the root's paint on, when it has no opacity or other layer) one after another straight
+onto the canvas, so the picture is the canvas after the first k children with the later ones
+drawn over it. A form used for a few trials with at least 16 such children gets up to eight
+*suffix forms* (:func:`_checkpoints`): a copy holding only the children from k on, with the
+canvas after the first k (drawn once); a trial that changes nothing before child k is spliced
+into the last suffix form before it and drawn from that canvas (a third of the scene's draw
+time on average for Vector-Bench scenes). Each suffix form is checked to redraw exactly the
+clean picture before it is used.
+
 The splice gives the same document as normalising the whole trial, so the same pixels:
 ``tests/tasks/test_repairgen_visibility.py`` checks image equality with ``render_many`` over
 generated tasks of every operator. RepairGen's tasks do not depend on which path drew them.
@@ -42,17 +58,19 @@ accepted corruption moves the random stream the next trial starts from).
 from __future__ import annotations
 
 import copy
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from lxml import etree
 
-from vector_gym.render.backends import draw_render_form
+from vector_gym.render.backends import _copy_rgb, draw_render_form
 from vector_gym.render.precheck import DEFAULT_LIMITS, RenderRejected, check_text, check_tree
 from vector_gym.svg.normalise import simplify_tree, to_svg_bytes
 from vector_gym.svg.normalise.common import SVG_NS, XLINK_NS
 from vector_gym.svg.normalise.style import CSSTooComplex
+from vector_gym.svg.normalise.subset import lower_skia_subset
 from vector_gym.tasks.repairgen_ops import SHAPES
 
 __all__ = [
@@ -60,6 +78,7 @@ __all__ = [
     "VISIBILITY_SIZE",
     "changed_fraction",
     "clean_image",
+    "first_by_id",
     "plain_scene",
     "reduced_copy",
 ]
@@ -92,6 +111,20 @@ class RenderForm:
     #: of the element alone under its ancestors), None when it paints more than
     #: :data:`_FOOTPRINT_KEPT` pixels (then no bound below a visibility threshold comes from it)
     footprints: dict[str, Any] = field(default_factory=dict)
+    #: lowered by :func:`lower_skia_subset` (else by :func:`simplify_tree`); trial elements are
+    #: lowered the same way
+    subset: bool = False
+    #: a suffix form (:func:`_checkpoints`): the canvas (112 x 112 RGBA) after drawing the
+    #: children of the drawing list before it, which its draws start from instead of white
+    start: Any = None
+    #: trials spliced so far (checkpoints are made for a form that is used again and again)
+    trials: int = 0
+    #: suffix forms, one per ``step`` children of the drawing list (the k-th holds children
+    #: ``(k + 1) * step`` on); None until made, () when there are none
+    checkpoints: Any = None
+    step: int = 0
+    #: id -> index of its top-level child in the drawing list (with ``checkpoints``)
+    top: dict[str, int] = field(default_factory=dict)
 
 
 def plain_scene(root: Any) -> bool:
@@ -136,14 +169,18 @@ def _document(root: Any, prep: Any) -> bytes:
     return etree.tostring(root)
 
 
-def _render_form(data: bytes) -> Any:
-    """``draw_document``'s skia-strict preparation of ``data``; None where it would fail."""
+def _render_form(data: bytes) -> tuple[Any, bool]:
+    """``draw_document``'s skia-strict preparation of ``data``: ``(render form, subset)``, the
+    form None where it would fail; ``subset``: lowered by :func:`lower_skia_subset` (the
+    document is in skia's subset), else by the full normaliser."""
     try:
         check_text(data, DEFAULT_LIMITS)
         root = check_tree(data, DEFAULT_LIMITS)
-        return simplify_tree(root, size=_SIZE)
+        if lower_skia_subset(root, _SIZE):
+            return root, True
+        return simplify_tree(root, size=_SIZE), False
     except (RenderRejected, CSSTooComplex, MemoryError):
-        return None
+        return None, False
 
 
 def _direct_root(root: Any) -> bool:
@@ -163,29 +200,31 @@ def _draw(form_root: Any, direct: bool = False) -> np.ndarray | None:
     return img if draw_render_form(data, img, _WHITE) is None else None
 
 
-_PIXELS = VISIBILITY_SIZE * VISIBILITY_SIZE
-#: most pixels of an element's clean footprint that are kept (a larger footprint proves nothing
-#: below any threshold under a quarter of the picture; only its size matters then)
-_FOOTPRINT_KEPT = _PIXELS // 4
-_alpha_canvas: list = []  # (rgba array, skia surface) of the coverage renders, made once
+# (rgba array, skia surface) of the footprint and snapshot draws, made once per thread (threads
+# sharing one canvas read each other's pixels: tests/test_threads.py)
+_canvas = threading.local()
 
 
-def _coverage(data: bytes) -> np.ndarray | None:
-    """Which pixels a render form paints: alpha > 0 when drawn by skia on a transparent canvas.
-
-    A ``(112, 112)`` bool array, or None when skia cannot draw ``data``. Drawn by the same
-    ``skia.SVGDOM`` steps as :func:`vector_gym.render.backends.draw_render_form`, with a
-    transparent clear instead of the white one.
-    """
+def _draw_rgba(data: bytes, start: Any = _WHITE) -> np.ndarray | None:
+    """Draw ``data`` by :func:`vector_gym.render.backends.draw_render_form`'s skia steps onto a
+    canvas cleared to ``start`` (an RGB colour, or None: transparent) or holding it (an RGBA
+    array, premultiplied); the canvas itself (112 x 112 x 4, reused by the next call), or None
+    when skia cannot draw ``data``."""
     import skia
 
-    if not _alpha_canvas:
+    entry = getattr(_canvas, "entry", None)
+    if entry is None:
         rgba = np.empty((VISIBILITY_SIZE, VISIBILITY_SIZE, 4), dtype=np.uint8)
         surface = skia.Surface(rgba, skia.kRGBA_8888_ColorType, skia.kPremul_AlphaType)
-        _alpha_canvas.append((rgba, surface))
-    rgba, surface = _alpha_canvas[0]
+        entry = _canvas.entry = (rgba, surface)
+    rgba, surface = entry
     canvas = surface.getCanvas()
-    canvas.clear(skia.ColorTRANSPARENT)
+    if start is None:
+        canvas.clear(skia.ColorTRANSPARENT)
+    elif isinstance(start, tuple):
+        canvas.clear(skia.Color(*start))
+    else:
+        np.copyto(rgba, start)
     try:
         dom = skia.SVGDOM.MakeFromStream(skia.MemoryStream(data))
         if dom is None:
@@ -194,7 +233,132 @@ def _coverage(data: bytes) -> np.ndarray | None:
         dom.render(canvas)
     except MemoryError:
         return None
-    return rgba[..., 3] != 0
+    return rgba
+
+
+#: fewest children of the drawing list per checkpoint, most checkpoints per form (each holds a
+#: copy of part of the form and a 49 KiB canvas), the fewest children a form needs to get
+#: them, and after how many trials (only speed depends on these, never a task)
+_CHECKPOINT_STEP = 8
+_CHECKPOINT_MAX = 8
+_CHECKPOINT_MIN_CHILDREN = 16
+_CHECKPOINT_AFTER_TRIALS = 4
+#: attributes of a group that draws its children straight onto the canvas (no layer: no
+#: opacity, filter, mask, clip or blend), so that its list can be drawn in two parts
+_NO_LAYER = frozenset(
+    {
+        "id", "fill", "stroke", "stroke-width", "fill-opacity", "stroke-opacity", "fill-rule",
+        "clip-rule", "stroke-linecap", "stroke-linejoin", "stroke-miterlimit",
+        "stroke-dasharray", "stroke-dashoffset", "transform",
+    }
+)
+
+
+def _drawing_list(root: Any) -> Any:
+    """The element whose children skia draws one after another straight onto the canvas: the
+    root, or the wrapping group(s) the normaliser puts the root's paint on; None if unsure."""
+    node = root
+    while True:
+        kids = list(node)
+        if any(not isinstance(k.tag, str) for k in kids):
+            return None  # a comment or instruction: keep to the simple case
+        if len(kids) == 1 and kids[0].tag == _SVG + "g" and len(kids[0]):
+            g = kids[0]
+            if any(k not in _NO_LAYER for k in g.attrib):
+                return None
+            node = g
+            continue
+        return node
+
+
+def _path_to(root: Any, node: Any) -> list[int]:
+    out = []
+    while node is not root:
+        parent = node.getparent()
+        out.append(parent.index(node))
+        node = parent
+    return out[::-1]
+
+
+def _checkpoints(form: RenderForm, clean: np.ndarray) -> tuple:
+    """Suffix forms of ``form`` (module docstring): for every ``step`` children of its drawing
+    list (at most :data:`_CHECKPOINT_MAX`), a copy holding only the later children, with the canvas
+    after drawing the earlier ones (a copy holding only those, drawn on white) to start from.
+
+    Drawing a suffix form onto its start gives the clean picture because skia composites each
+    child of a list without a layer onto what is below, pixel by pixel, in order: each
+    checkpoint is checked to give exactly ``clean`` (RGB) before it is used; () if one does not.
+    """
+    node = _drawing_list(form.root)
+    if node is None or len(node) < _CHECKPOINT_MIN_CHILDREN:
+        return ()
+    where = _path_to(form.root, node)
+    form.step = step = max(_CHECKPOINT_STEP, -(-len(node) // (_CHECKPOINT_MAX + 1)))
+    out = []
+    for j in range(step, len(node), step):
+        prefix, suffix = copy.deepcopy(form.root), copy.deepcopy(form.root)
+        for tree, keep in ((prefix, slice(j, None)), (suffix, slice(0, j))):
+            lst = tree
+            for i in where:
+                lst = lst[i]
+            for ch in list(lst)[keep]:
+                lst.remove(ch)
+        snap = _draw_rgba(_serialised(prefix, form.direct))
+        if snap is None:
+            return ()
+        snap = snap.copy()
+        drawn = _draw_rgba(_serialised(suffix, form.direct), snap)
+        if drawn is None or not np.array_equal(drawn[..., :3], clean):
+            return ()
+        out.append(
+            RenderForm(
+                suffix, first_by_id(suffix), form.direct, form.footprints, form.subset, snap,
+                checkpoints=(),
+            )
+        )
+    for k, ch in enumerate(node):
+        for el in ch.iter():
+            i = el.get("id") if isinstance(el.tag, str) else None
+            if i and i not in form.top:
+                form.top[i] = k
+    return tuple(out)
+
+
+def _suffix_form(form: RenderForm, prep: Any, part: str, anchors: list[str | None]) -> RenderForm:
+    """The suffix form (:func:`_checkpoints`) a trial on ``part`` (inserting after the elements
+    with ids ``anchors``) can be spliced into and drawn from; ``form`` itself when none."""
+    form.trials += 1
+    if form.checkpoints is None:
+        if form.trials < _CHECKPOINT_AFTER_TRIALS:
+            return form
+        form.checkpoints = _checkpoints(form, clean_image(prep))
+    if not form.checkpoints:
+        return form
+    first = len(form.top)
+    for i in (part, *anchors):
+        k = form.top.get(i) if i else None
+        if k is None:
+            return form
+        first = min(first, k)
+    n = first // form.step
+    return form.checkpoints[min(n, len(form.checkpoints)) - 1] if n else form
+
+
+_PIXELS = VISIBILITY_SIZE * VISIBILITY_SIZE
+#: most pixels of an element's clean footprint that are kept (a larger footprint proves nothing
+#: below any threshold under a quarter of the picture; only its size matters then)
+_FOOTPRINT_KEPT = _PIXELS // 4
+
+
+def _coverage(data: bytes) -> np.ndarray | None:
+    """Which pixels a render form paints: alpha > 0 when drawn by skia on a transparent canvas.
+
+    A ``(112, 112)`` bool array, or None when skia cannot draw ``data``. Drawn by the same
+    ``skia.SVGDOM`` steps as :func:`vector_gym.render.backends.draw_render_form`, with a
+    transparent clear instead of the white one (:func:`_draw_rgba`).
+    """
+    rgba = _draw_rgba(data, None)
+    return None if rgba is None else rgba[..., 3] != 0
 
 
 def _serialised(root: Any, direct: bool) -> bytes:
@@ -259,17 +423,35 @@ def render_whole(root: Any, prep: Any) -> np.ndarray | None:
 def clean_image(prep: Any) -> np.ndarray | None:
     """The clean scene's render (cached on ``prep``, with its render form for a plain scene)."""
     if prep.image is None:
-        form = _render_form(_document(copy.deepcopy(prep.root), prep))
+        form, subset = _render_form(_document(copy.deepcopy(prep.root), prep))
         img = _draw(form) if form is not None else None
         prep.image = img if img is not None else False
         prep.render_form = False
         if img is not None and plain_scene(prep.root) and _well_inside_limits(prep.root, form):
-            by_id = {
-                el.get("id"): el for el in form.iter() if isinstance(el.tag, str) and el.get("id")
-            }
+            by_id = first_by_id(form)
             direct = _direct_root(form) and not _PREFIXED_IN(form) and not _XLINK_IN(form)
-            prep.render_form = RenderForm(form, by_id, direct)
+            prep.render_form = RenderForm(form, by_id, direct, subset=subset)
     return prep.image if prep.image is not False else None
+
+
+def first_by_id(root: Any) -> dict[str, Any]:
+    """Id -> element of ``root``'s tree, the FIRST in document order where an id repeats (as
+    ``getElementById`` and the ``descendant-or-self::*[@id=$i]`` look-ups of a trial take it).
+
+    Examples
+    --------
+    >>> from vector_gym.svg.parse import parse_svg
+    >>> root = parse_svg('<svg xmlns="http://www.w3.org/2000/svg"><g id="a"/><rect id="a"/></svg>')
+    >>> first_by_id(root)["a"].tag.endswith("g")
+    True
+    """
+    out: dict[str, Any] = {}
+    for el in root.iter():
+        if isinstance(el.tag, str):
+            i = el.get("id")
+            if i and i not in out:
+                out[i] = el
+    return out
 
 
 def reduced_copy(root: Any, tops: list[Any]) -> Any:
@@ -290,6 +472,14 @@ def reduced_copy(root: Any, tops: list[Any]) -> Any:
     return out
 
 
+def _previous_id(x: Any) -> str | None:
+    """The id of the element before ``x`` among its siblings (None: none, or it has no id)."""
+    prev = x.getprevious()
+    while prev is not None and not isinstance(prev.tag, str):
+        prev = prev.getprevious()
+    return prev.get("id") if prev is not None else None
+
+
 def _spliced(
     prep: Any, form: RenderForm, trial: Any, part: str, new: list[Any], at_least: float = 0.0
 ) -> Any:
@@ -304,10 +494,12 @@ def _spliced(
     if trial is not None:
         found = _BY_ID(trial, i=part)
         el = found[0] if found else None
+    tops = ([el] if el is not None else []) + [x for x in new if x.getparent() not in new]
+    if form.start is None:
+        form = _suffix_form(form, prep, part, [_previous_id(x) for x in tops[1 if el is not None else 0 :]])
     old = form.by_id.get(part)
     if old is None or old.getparent() is None:
         return None
-    tops = ([el] if el is not None else []) + [x for x in new if x.getparent() not in new]
     old_fp = _old_footprint(form, part, old) if at_least > 0 else None
     normal: dict[str, Any] = {}
     if tops:
@@ -316,12 +508,19 @@ def _spliced(
         # nothing to strip or reject in one element and its ancestors.
         small = reduced_copy(trial, tops)
         _document(small, prep)
-        try:
-            nform = simplify_tree(small, size=_SIZE)
-        except (CSSTooComplex, MemoryError):
-            return None
+        if form.subset:
+            # the clean form was lowered to skia's subset: so is the changed element, or the
+            # trial is drawn whole (a form mixing the two lowerings would not inherit right)
+            if not lower_skia_subset(small, _SIZE):
+                return None
+            nform = small
+        else:
+            try:
+                nform = simplify_tree(small, size=_SIZE)
+            except (CSSTooComplex, MemoryError):
+                return None
         want = {t.get("id") for t in tops}
-        normal = {e.get("id"): e for e in nform.iter() if isinstance(e.tag, str) and e.get("id") in want}
+        normal = {i: e for i, e in first_by_id(nform).items() if i in want}
     undo: list[tuple] = []
     placed: list[Any] = []  # the elements spliced in
     try:
@@ -337,10 +536,7 @@ def _spliced(
             undo.append(("replace", parent, rep, old))
             placed.append(rep)
         for x in tops[1 if el is not None else 0 :]:
-            prev = x.getprevious()
-            while prev is not None and not isinstance(prev.tag, str):
-                prev = prev.getprevious()
-            pid = prev.get("id") if prev is not None else None
+            pid = _previous_id(x)
             anchor = rep if pid == part else form.by_id.get(pid) if pid else None
             if anchor is None or anchor.getparent() is None:
                 return None
@@ -360,6 +556,13 @@ def _spliced(
             bound = _footprint_bound(form, old_fp, placed, direct, at_least)
             if bound is not None:
                 return bound
+        if form.start is not None:
+            drawn = _draw_rgba(_serialised(form.root, direct), form.start)
+            if drawn is None:
+                return None
+            img = np.empty((VISIBILITY_SIZE, VISIBILITY_SIZE, 3), dtype=np.uint8)
+            _copy_rgb(drawn, img)
+            return img
         return _draw(form.root, direct)
     finally:
         for step in reversed(undo):

@@ -367,3 +367,28 @@ def test_huge_finite_path_coordinates(d, parity):
     (check,) = r.checks
     assert check.comparison == "path-shape" and check.passed is False
     json.dumps(r.to_dict(), allow_nan=False)
+
+
+@pytest.mark.parametrize("parity", [False, True])
+def test_reports_without_a_tree_are_shared_per_failure_kind(parity):
+    # An output that gives no tree scores to a report that depends only on its detail codes and
+    # the §11.2 exact match, built once per such pair: repeated, reordered or recomputed after
+    # the store is emptied, every report is the same; texts that fold to the target (an XML
+    # declaration after leading whitespace is not well-formed) keep exact=True apart.
+    from vector_gym.rewards.spec import SpecScorer
+
+    target = '<?xml version="1.0"?>' + TARGET
+    scorer = SpecScorer(make_task(target=target, source=target), parity=parity)
+    too_long = "x" * (scorer.produced_limits.max_bytes + 1)
+    outputs = ["", "   ", "<svg><g></svg>", "<svg", b"\xff\xfe", 42, " " + target, "\n" + target, too_long]
+    first = [scorer.score(o) for o in outputs]
+    again = [scorer.score(o) for o in outputs]
+    scorer._unparsed.clear()
+    fresh = [scorer.score(o) for o in reversed(outputs)][::-1]
+    assert first == again == fresh
+    assert [r.exact for r in first] == [False] * 6 + [True, True, False]
+    assert [r.detail for r in first[:6]] == [("empty",), ("empty",), ("not_well_formed",),
+                                             ("not_well_formed",), ("invalid_utf8",), ("not_text",)]  # fmt: skip
+    assert first[8].detail == ("too_large",) and first[6].detail == ("not_well_formed",)
+    assert first[0] is first[1] and first[2] is first[3] and first[6] is first[7]
+    assert first[3] is not first[6] and all(r.reward == 0.0 and not r.produced_parse_ok for r in first)

@@ -150,3 +150,48 @@ def test_lab_matches_independent_formula(hx):
 def test_rgb_to_lab_white():
     L, a, b = rgb_to_lab(1.0, 1.0, 1.0)
     assert math.isclose(L, 100.0, abs_tol=1e-3) and abs(a) < 1e-2 and abs(b) < 1e-2
+
+
+def _tinycss2_reading(value):
+    # _parse_css_color's reading through tinycss2's tokenizer (the path before the hex fast path).
+    from tinycss2.color4 import parse_color
+
+    from vector_gym.svg.color import _clip01
+
+    c = parse_color(value.strip())
+    if c is None or isinstance(c, str) or c.space not in ("srgb", "hsl", "hwb"):
+        return None
+    return tuple(_clip01(x) for x in c.to("srgb"))
+
+
+def test_hex_fast_path_matches_tinycss2():
+    # The '#' fast path of _parse_css_color gives tinycss2's floats bit for bit: every 3-digit
+    # colour, every channel value at every position of 4-, 6- and 8-digit colours, mixed case
+    # and surrounding whitespace, and random colours of each length.
+    import random
+
+    from vector_gym.svg.color import _parse_css_color
+
+    hexd = "0123456789abcdef"
+    values = [f"#{a}{b}{c}" for a in hexd for b in hexd for c in hexd]
+    for n in (4, 6, 8):
+        for pos in range(0, n, 1 if n == 4 else 2):
+            for v in range(16 if n == 4 else 256):
+                digits = ["7"] * n
+                digits[pos : pos + (1 if n == 4 else 2)] = f"{v:x}" if n == 4 else f"{v:02x}"
+                values.append("#" + "".join(digits))
+    rng = random.Random(7)
+    for _ in range(3000):
+        n = rng.choice((3, 4, 6, 8))
+        values.append("#" + "".join(rng.choice(hexd + "ABCDEF") for _ in range(n)))
+    values += [" \t#AbC\n", "#FFFFFF", "#00000000", "\u00a0#123456\u2003"]
+    assert len(values) > 8000
+    for value in values:
+        _parse_css_color.cache_clear()
+        got = _parse_css_color(value)
+        want = _tinycss2_reading(value)
+        assert want is not None and [x.hex() for x in got] == [x.hex() for x in want], value
+    # Spellings outside the fast path still go through tinycss2.
+    for value in ("#12345", "#1234567", "#ggg", "#abc ;", "# abc", "#abcd1234ff"):
+        _parse_css_color.cache_clear()
+        assert _parse_css_color(value) == _tinycss2_reading(value), value

@@ -110,3 +110,22 @@ def test_start_tag_scan_disagreeing_with_lxml_falls_back(monkeypatch):
     assert _shape(root) == _shape(to_node(parse_svg(text)))
     assert keys == [tuple(n.attrib.items()) for n in nodes]
     assert canonical._ATTRIBUTES_MEMO == {}
+
+
+@pytest.mark.parametrize("text", DOCS)
+def test_walk_by_lxml_parents_gives_the_same_tree(text):
+    # The defensive walk (each parent asked of lxml), taken if an element's child count ever
+    # disagreed with its element children, builds the tree parse_node builds with its stack.
+    from vector_gym.svg.canonical import _parse_node_by_parents
+    from vector_gym.svg.parse import parse_svg_unprobed
+
+    lim = ParseLimits()
+    for dialect in (SVG2, REFERENCE):
+        root, nodes, keys = parse_node(text, dialect=dialect)
+        root2, nodes2, keys2 = _parse_node_by_parents(parse_svg_unprobed(text, lim)[0], lim, dialect)
+        assert _shape(root2) == _shape(root) and keys2 == keys
+        assert [n.tag for n in nodes2] == [n.tag for n in nodes]
+    deep = "<svg>" + "<g>" * 128 + "</g>" * 128 + "</svg>"
+    with pytest.raises(SVGParseError) as exc:
+        _parse_node_by_parents(parse_svg_unprobed(deep, lim)[0], lim, SVG2)
+    assert exc.value.reason == "too_deep"

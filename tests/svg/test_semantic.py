@@ -126,3 +126,48 @@ def test_style_text_many_ids_is_bounded():
     ids = {f"id{i}": f"@{i}" for i in range(5000)}
     n = tree(f"<style {NS}>" + "#id1{fill:red} " * 20000 + "</style>")
     assert semantic_text(n, ids).startswith("@1{fill:red} @1{fill:red}")
+
+
+def test_differences_and_canonical_equal_in_one_walk():
+    # The fused walk gives semantic_differences' labels and canonical_equal's verdict on the
+    # same pairs: every bundled target and source against each other and against edited copies
+    # (attribute values respelled or changed, whitespace in text and tails, children added or
+    # removed, tags renamed), in both dialects.
+    import random
+
+    from vector_gym.svg.canonical import REFERENCE, SVG2, canonical_equal, parse_node
+    from vector_gym.svg.semantic import (
+        lazy_aliases,
+        semantic_differences,
+        semantic_differences_and_canonical_equal,
+    )
+    from vector_gym.tasks.vector_bench import load_vector_bench
+
+    rng = random.Random(3)
+    edits = [
+        ('fill="', 'fill=" '), ("<rect ", "<rect opacity='1' "), ("</g>", "<circle r='1'/></g>"),
+        ('="0"', '="0.0"'), ('="1"', '="2"'), ("<g ", "<path d='M0 0'/><g "), (">\n", ">  \n"),
+        ("<path ", "<line "), ("#", "#0"), ("/>", "> t </path>"),
+    ]  # fmt: skip
+    docs = []
+    for task in load_vector_bench():
+        docs += [task.source_svg, task.target_svg]
+    pairs = [(a, b) for a in docs[:8] for b in docs[:8]]
+    for doc in docs:
+        for _ in range(6):
+            old, new = rng.choice(edits)
+            pairs.append((doc.replace(old, new, rng.randint(1, 3)), doc))
+    seen = {True: 0, False: 0}
+    for dialect in (SVG2, REFERENCE):
+        for a, b in pairs:
+            try:
+                p = parse_node(a, dialect=dialect)[0]
+                t = parse_node(b, dialect=dialect)[0]
+            except Exception:
+                continue
+            ap, at = lazy_aliases(p, t)
+            labels, c_eq = semantic_differences_and_canonical_equal(p, t, ap, at)
+            assert labels == semantic_differences(p, t, ap, at)
+            assert c_eq == canonical_equal(p, t)
+            seen[c_eq] += 1
+    assert seen[True] > 20 and seen[False] > 200

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from vector_gym.rewards._spec_lookup import to_float
 from vector_gym.svg.canonical import (
     NUMBER_PATTERN,
     REFERENCE,
@@ -152,11 +153,15 @@ def progress(d: float, delta: float | None, parity: bool) -> float | None:
     return round(max(0.0, min(1.0, 1.0 - d / delta)), 6)
 
 
+def _within(name: str, d: float, t: float, delta: float | None, parity: bool) -> Match:
+    """The Match of a distance ``d`` against its tolerance ``t`` (pass at ``d <= t + SLACK``)."""
+    return Match(d <= t + SLACK, name, d, t, delta, progress(d, delta, parity))
+
+
 def _distance_match(
     kind: Kind, d: float, delta: float | None, parity: bool, name: str | None = None
 ) -> Match:
-    t = bounded(delta, kind)
-    return Match(d <= t + SLACK, name or kind.name, d, t, delta, progress(d, delta, parity))
+    return _within(name or kind.name, d, bounded(delta, kind), delta, parity)
 
 
 def as_text(value: Any) -> str:
@@ -166,26 +171,44 @@ def as_text(value: Any) -> str:
 
 def to_number(value: Any, parity: bool) -> float | None:
     """Python ``float()`` (parity) or a strict finite number (default) of a produced value."""
-    from vector_gym.rewards._spec_lookup import to_float
-
     return to_float(value, parity)
 
 
 # -- scalars (§8.6) ------------------------------------------------------------------------------
 
 
+class ScalarCheck(NamedTuple):
+    """The task side of a scalar check (spec §8.6): ``after``, its tolerance row, δ and t.
+
+    Built once per requested edit (:meth:`of`); :meth:`compare` reads one produced value.
+    """
+
+    after: float
+    kind: Kind
+    delta: float | None
+    tolerance: float
+
+    @classmethod
+    def of(cls, before: Any, after: float, attr: str, vp: Viewport) -> ScalarCheck:
+        a = float(after)
+        kind = scalar_kind(attr, a, vp)
+        b = to_number(before, True) if before is not None and not isinstance(before, bool) else None
+        delta = abs(b - a) if b is not None else None
+        return cls(a, kind, delta, bounded(delta, kind))
+
+    def compare(self, produced: Any, parity: bool) -> Match:
+        """d = |produced − after| against t (a missing or unreadable number fails, no progress)."""
+        p = to_number(produced, parity)
+        if p is None:
+            return Match(False, self.kind.name)
+        return _within(self.kind.name, abs(p - self.after), self.tolerance, self.delta, parity)
+
+
 def compare_scalar(
     produced: Any, before: Any, after: float, attr: str, vp: Viewport, parity: bool
 ) -> Match:
     """Scalar check (spec §8.6): d = |produced − after|, δ = |before − after|."""
-    a = float(after)
-    kind = scalar_kind(attr, a, vp)
-    p = to_number(produced, parity)
-    if p is None:
-        return Match(False, kind.name)
-    b = to_number(before, True) if before is not None and not isinstance(before, bool) else None
-    delta = abs(b - a) if b is not None else None
-    return _distance_match(kind, abs(p - a), delta, parity)
+    return ScalarCheck.of(before, after, attr, vp).compare(produced, parity)
 
 
 # -- numeric lists (§8.7) -------------------------------------------------------------------------
@@ -218,18 +241,36 @@ def rms(a: Sequence[float], b: Sequence[float]) -> float:
         return math.inf
 
 
+class ListCheck(NamedTuple):
+    """The task side of a numeric-list check (spec §8.7): flattened ``after``, δ and t."""
+
+    kind: Kind
+    after: list[float] | None
+    delta: float | None
+    tolerance: float
+
+    @classmethod
+    def of(cls, before: Any, after: Any, attr: str, vp: Viewport) -> ListCheck:
+        kind = list_kind(attr, vp)
+        a = _flatten(after)
+        b = _flatten(before)
+        delta = rms(b, a) if a is not None and b is not None and len(b) == len(a) else None
+        return cls(kind, a, delta, bounded(delta, kind))
+
+    def compare(self, produced: Any, parity: bool) -> Match:
+        """RMS of the paired coordinates against t (unequal lengths fail, no progress)."""
+        p = _flatten(produced)
+        a = self.after
+        if p is None or a is None or len(p) != len(a):
+            return Match(False, self.kind.name)
+        return _within(self.kind.name, rms(p, a), self.tolerance, self.delta, parity)
+
+
 def compare_list(
     produced: Any, before: Any, after: Any, attr: str, vp: Viewport, parity: bool
 ) -> Match:
     """Numeric-list check (spec §8.7): RMS over paired coordinates, equal lengths required."""
-    kind = list_kind(attr, vp)
-    p = _flatten(produced)
-    a = _flatten(after)
-    if p is None or a is None or len(p) != len(a):
-        return Match(False, kind.name)
-    b = _flatten(before)
-    delta = rms(b, a) if b is not None and len(b) == len(a) else None
-    return _distance_match(kind, rms(p, a), delta, parity)
+    return ListCheck.of(before, after, attr, vp).compare(produced, parity)
 
 
 # -- colours (§8.8) -------------------------------------------------------------------------------
@@ -250,19 +291,36 @@ def color_delta(before: Any, after: Any) -> float | None:
     return delta_e76(hex_to_lab(b), hex_to_lab(a))
 
 
+class ColorCheck(NamedTuple):
+    """The task side of a colour check (spec §8.8): normalised ``after``, its Lab, δ and t."""
+
+    after: str
+    after_lab: tuple[float, float, float] | None  # None unless ``after`` is #rrggbb
+    delta: float | None
+    tolerance: float
+
+    @classmethod
+    def of(cls, after: Any, delta: float | None, parity: bool) -> ColorCheck:
+        a_norm = (normalise_color if parity else canonical_color)(as_text(after))
+        lab = hex_to_lab(a_norm) if _HEX6.fullmatch(a_norm) is not None else None
+        return cls(a_norm, lab, delta, bounded(delta, COLOR_KIND))
+
+    def compare(self, produced: Any, parity: bool) -> Match:
+        """ΔE76 against t when both are #rrggbb, else the canonical spellings' equality."""
+        p_norm = (normalise_color if parity else canonical_color)(as_text(produced))
+        if _HEX6.fullmatch(p_norm) is None or self.after_lab is None:
+            return Match(p_norm == self.after, "canonical-color")
+        d = delta_e76(hex_to_lab(p_norm), self.after_lab)
+        return _within(COLOR_KIND.name, d, self.tolerance, self.delta, parity)
+
+
 def compare_color(produced: Any, after: Any, delta: float | None, parity: bool) -> Match:
     """Colour check (spec §8.8): ΔE76 in CIE Lab, or the ``canonical-color`` fallback.
 
     Parity reads colours with the reference's §4.6 normalisation; default mode with CSS Color 4
     (:func:`vector_gym.svg.color.canonical_color`), so ``hsl(0,100%,50%)`` is ``#ff0000``.
     """
-    norm = normalise_color if parity else canonical_color
-    p_norm = norm(as_text(produced))
-    a_norm = norm(as_text(after))
-    if _HEX6.fullmatch(p_norm) is None or _HEX6.fullmatch(a_norm) is None:
-        return Match(p_norm == a_norm, "canonical-color")
-    d = delta_e76(hex_to_lab(p_norm), hex_to_lab(a_norm))
-    return _distance_match(COLOR_KIND, d, delta, parity)
+    return ColorCheck.of(after, delta, parity).compare(produced, parity)
 
 
 # -- paths (§8.9.6, §8.9.7) ------------------------------------------------------------------------

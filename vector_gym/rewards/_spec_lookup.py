@@ -76,6 +76,16 @@ class IdIndex:
                 return node
         return None
 
+    def first_by_id(self) -> Any:
+        """``get`` of id -> nodes in document order, for a caller's own loop of :meth:`find`.
+
+        Only valid while :attr:`pristine` (then ``find(part)`` is the first node of that list,
+        for any part other than ``__svg``).
+        """
+        if not self.pristine:
+            raise RuntimeError("first_by_id needs a pristine index (the tree has changed)")
+        return self._by_id.get
+
     def duplicates(self) -> bool:
         """Whether any id occurs more than once."""
         return any(len(v) > 1 for v in self._by_id.values())

@@ -50,8 +50,11 @@ from typing import Any
 from vector_gym.errors import SVGParseError
 from vector_gym.rewards import failures as F
 from vector_gym.rewards._spec_compare import (
+    ColorCheck,
+    ListCheck,
     Match,
     PathSide,
+    ScalarCheck,
     Viewport,
     color_delta,
     compare_canonical,
@@ -63,7 +66,7 @@ from vector_gym.rewards._spec_compare import (
     coord_delta,
     visual,
 )
-from vector_gym.rewards._spec_lookup import IdIndex, corresponding, read_value
+from vector_gym.rewards._spec_lookup import ROOT_PART, IdIndex, corresponding, read_value
 from vector_gym.rewards._spec_mask import mask_produced, target_states
 from vector_gym.rewards._spec_validity import check_validity
 from vector_gym.rewards.report import CheckReport, SpecReport
@@ -85,6 +88,7 @@ from vector_gym.svg.semantic import (
     lazy_aliases,
     semantic_attributes,
     semantic_differences,
+    semantic_differences_and_canonical_equal,
     semantic_equal_with,
     uses_aliases,
 )
@@ -158,6 +162,10 @@ _ASCII_WS = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
 """The ASCII characters ``str.split()`` (so :func:`fold_ws`) treats as whitespace."""
 
 
+_UNPARSED_MAX = 64
+"""Most reports of unparsed outputs a scorer keeps (one per detail-code tuple and exact flag)."""
+
+
 def _r6(x: float | None) -> float | None:
     """Python ``round(x, 6)`` as the reference reports numbers (spec §8.4)."""
     if x is None:
@@ -183,6 +191,7 @@ class _CheckPlan:
     path_delta: float | None = None
     path_delta_c: float | None = None
     known: dict[str, Match] | None = None  # path: Match of the before/after texts
+    check: ScalarCheck | ListCheck | ColorCheck | None = None  # task side of the comparison
 
 
 class SpecScorer:
@@ -222,6 +231,7 @@ class SpecScorer:
             else None
         )
         self.produced_limits = produced_limits(task.source_svg, task.target_svg)
+        self._unparsed: dict[tuple[tuple[str, ...], bool], SpecReport] = {}
         try:
             lx = parse_svg(task.target_svg)
         except SVGParseError:
@@ -246,6 +256,11 @@ class SpecScorer:
         self._plain_leaf = frozenset(
             id(tn) for _u, tn in self.protected if tn is not None and _plain_leaf(tn)
         )
+        # (id, target node, plain leaf, the root part) per protected id, for the §11.1 loop.
+        self._protected_plan = tuple(
+            (u, tn, tn is not None and id(tn) in self._plain_leaf, u == ROOT_PART)
+            for u, tn in self.protected
+        )
 
     # -- task-side precomputation ------------------------------------------------------------
 
@@ -267,12 +282,14 @@ class SpecScorer:
         after = e.after
         if isinstance(after, bool):
             return _CheckPlan(e, "existence")
+        vp = self.viewport
         if isinstance(after, int | float):
-            return _CheckPlan(e, "scalar")
+            return _CheckPlan(e, "scalar", check=_task_side(ScalarCheck.of, e.before, after, e.attribute, vp))
         if isinstance(after, list | tuple):
-            return _CheckPlan(e, "list")
+            return _CheckPlan(e, "list", check=_task_side(ListCheck.of, e.before, after, e.attribute, vp))
         if e.attribute in COLOR_ATTRIBUTES:
-            return _CheckPlan(e, "color", color_delta=color_delta(e.before, after))
+            cd = color_delta(e.before, after)
+            return _CheckPlan(e, "color", color_delta=cd, check=_task_side(ColorCheck.of, after, cd, self.parity))
         if e.attribute == "d":
             a = PathSide.of(after, self.parity)
             b = PathSide.of(e.before, self.parity)
@@ -408,6 +425,27 @@ class SpecScorer:
         nodes: list[Node] | None = None,
         keys: list[tuple[tuple[str, str], ...]] | None = None,
     ) -> SpecReport:
+        if P is None:
+            # Without a tree the report is a function of the detail codes so far and the §11.2
+            # exact match alone (every check reads a missing node, every protected id fails):
+            # one report per (codes, exact) pair, built once (reports are immutable).
+            key = (tuple(detail), text is not None and F.TOO_LARGE not in detail and self._exact(text))
+            report = self._unparsed.get(key)
+            if report is None:
+                if len(self._unparsed) >= _UNPARSED_MAX:
+                    self._unparsed.clear()
+                report = self._unparsed[key] = self._score_parsed(None, text, detail, None, None)
+            return report
+        return self._score_parsed(P, text, detail, nodes, keys)
+
+    def _score_parsed(
+        self,
+        P: Node | None,
+        text: str | None,
+        detail: list[str],
+        nodes: list[Node] | None,
+        keys: list[tuple[tuple[str, str], ...]] | None,
+    ) -> SpecReport:
         parity = self.parity
         T = self.target
         t_index = self.t_index
@@ -441,12 +479,18 @@ class SpecScorer:
             if P is not None and T is not None:
                 ap, at = lazy_aliases(P, T)
                 strict = not self.parity
-                plain = self._plain_leaf
-                for u, tn in self.protected:
+                # p_index.find(u) inlined: the index is pristine until masking (below), so the
+                # first node of each id is the answer.
+                first = p_index.first_by_id()
+                for u, tn, plain, is_root in self._protected_plan:
                     if tn is None:
                         failing_u.append(u)
                         continue
-                    pn_id = p_index.find(u)
+                    if is_root:
+                        pn_id = P
+                    else:
+                        lst = first(u)
+                        pn_id = lst[0] if lst else None
                     pn = (
                         pn_id
                         if pn_id is not None
@@ -456,8 +500,8 @@ class SpecScorer:
                         failing_u.append(u)
                         continue
                     if (
-                        pn_id is not None
-                        and id(tn) in plain
+                        plain
+                        and pn_id is not None
                         and not pn.children
                         and pn.tag == tn.tag
                         and pn.attrib == tn.attrib
@@ -493,10 +537,12 @@ class SpecScorer:
             )
             Tm = self.masked_target
             ap2, at2 = lazy_aliases(Pm, Tm)
-            diffs = semantic_differences(Pm, Tm, ap2, at2)
+            # source_preservation_pass needs validity too: C-compare only when it can pass.
+            if valid and self.target_valid:
+                diffs, c_equal = semantic_differences_and_canonical_equal(Pm, Tm, ap2, at2)
+            else:
+                diffs, c_equal = semantic_differences(Pm, Tm, ap2, at2), False
             v_equal = not diffs
-            # source_preservation_pass needs validity too; skip the walk when it cannot pass.
-            c_equal = valid and self.target_valid and canonical_equal(Pm, Tm)
         else:
             diffs = ["__document__"]
             v_equal = c_equal = False
@@ -586,13 +632,22 @@ class SpecScorer:
                 if not m.passed and p_index is not None and p_index.find(part) is None:
                     produced = False
         elif kind == "scalar":
-            m = compare_scalar(produced, before, after, attr, self.viewport, self.parity)
+            if plan.check is not None:
+                m = plan.check.compare(produced, self.parity)
+            else:
+                m = compare_scalar(produced, before, after, attr, self.viewport, self.parity)
         elif kind == "list":
-            m = compare_list(produced, before, after, attr, self.viewport, self.parity)
+            if plan.check is not None:
+                m = plan.check.compare(produced, self.parity)
+            else:
+                m = compare_list(produced, before, after, attr, self.viewport, self.parity)
         elif produced is None:
             m = compare_exact(after)
         elif kind == "color":
-            m = compare_color(produced, after, plan.color_delta, self.parity)
+            if plan.check is not None:
+                m = plan.check.compare(produced, self.parity)
+            else:
+                m = compare_color(produced, after, plan.color_delta, self.parity)
         elif kind == "path" and plan.path_after is not None:
             m = plan.known.get(produced) if isinstance(produced, str) else None
             if m is None:
@@ -667,6 +722,15 @@ class SpecScorer:
             if rk is not None:
                 ratio = _py_max(ratio, rk)
         return ok, ratio
+
+
+def _task_side(build: Any, *args: Any) -> Any:
+    """``build(*args)``, or None when the task's own values cannot be read ahead (a huge int
+    ``after`` overflows ``float``): the check is then compared in full at every score."""
+    try:
+        return build(*args)
+    except (ArithmeticError, ValueError, TypeError):
+        return None
 
 
 def _plain_leaf(t: Node) -> bool:

@@ -313,19 +313,28 @@ def parse_node(
     add = order.append
     keys: list[tuple[tuple[str, str], ...]] = []
     addkey = keys.append
-    # lxml's own pre-order iterator over elements (comments, PIs and entity references are not
-    # part of the model); a node's parent is found through its lxml parent, which stays the same
-    # proxy object while it is a key of ``made``.
-    made: dict[Any, tuple[Node, int]] = {}
+    # lxml's own pre-order iterator over elements. The parser leaves no other nodes in the tree
+    # (comments and PIs are removed, CDATA merged, entity references rejected), so an element's
+    # ``len`` is its element-child count and the open ancestors with children still to come, on
+    # a stack, give each element's parent and depth without asking lxml (a miscount would leave
+    # an entry behind: checked at the end).
+    stack: list[list[Any]] = []  # [node, element children still to come, depth]
+    pop = stack.pop
+    push = stack.append
     count = 0
     for el in element.iter(_ELEMENTS):
-        up = el.getparent()
-        if up is None:
+        if stack:
+            top = stack[-1]
+            parent = top[0]
+            depth = top[2] + 1
+            left = top[1] - 1
+            if left:
+                top[1] = left
+            else:
+                pop()
+        else:
             parent = None
             depth = 1
-        else:
-            parent, depth = made[up]
-            depth += 1
         tag = el.tag
         if depth > max_depth or count == max_elements:
             n_all = int(element.xpath("count(//*)"))
@@ -337,12 +346,16 @@ def parse_node(
         n.tag = tag
         if starts is not None:
             raw = starts[count - 1] if count <= len(starts) else None
-            key = memo.get(raw)
-            if key is None:
+            hit = memo.get(raw)
+            if hit is None:
                 key = tuple(el.items())
+                attrib = dict(key)
                 if raw is not None:
-                    _remember(raw, key)
-            n.attrib = dict(key)
+                    _remember(raw, key, attrib)
+                n.attrib = attrib
+            else:
+                key, proto = hit
+                n.attrib = proto.copy()  # a copy of a stored dict: no rehashing of the names
             addkey(key)
         elif few:
             items = el.items()
@@ -361,11 +374,41 @@ def parse_node(
         add(n)
         if parent is not None:
             parent.children.append(n)
-        if len(el):
-            made[el] = (n, depth)
+        k = len(el)
+        if k:
+            push([n, k, depth])
+    if stack:  # defensive: a child that is not an element; read the tree through lxml instead
+        return _parse_node_by_parents(element, lim, dialect)
     if starts is not None and len(starts) != count:  # defensive: the scan missed a start tag
         _ATTRIBUTES_MEMO.clear()
         return parse_node(text.encode("utf-8"), limits, dialect)
+    return order[0], order, keys
+
+
+def _parse_node_by_parents(
+    element: Any, lim: ParseLimits, dialect: Dialect
+) -> tuple[Node, list[Node], list[tuple[tuple[str, str], ...]]]:
+    """:func:`parse_node`'s walk of a parsed tree, each parent found through lxml (no memo)."""
+    made: dict[Any, tuple[Node, int]] = {}
+    order: list[Node] = []
+    keys: list[tuple[tuple[str, str], ...]] = []
+    max_depth = lim.max_depth if lim.max_depth < 256 else 1 << 30
+    for el in element.iter(_ELEMENTS):
+        up = el.getparent()
+        parent, depth = (None, 1) if up is None else made[up]
+        depth += up is not None
+        if depth > max_depth or len(order) == lim.max_elements:
+            n_all = int(element.xpath("count(//*)"))
+            if n_all > lim.max_elements:
+                raise too_many_elements(lim, n_all)
+            raise too_deep(lim)
+        n = Node(el.tag, read_attributes(el), el.text or "", el.tail or "", None, parent, dialect)
+        order.append(n)
+        keys.append(tuple(n.attrib.items()))
+        if parent is not None:
+            parent.children.append(n)
+        if len(el):
+            made[el] = (n, depth)
     return order[0], order, keys
 
 
@@ -377,7 +420,7 @@ def parse_node(
 # whitespace-normalised the same way everywhere) and the document has no DTD (no defaulted
 # attributes, no external entities): only such lists are stored.
 _START_TAG_RE = re.compile(r"<(?:!--.*?-->|\?.*?\?>|/[^>]*>|([^>]*)>)", re.DOTALL)
-_ATTRIBUTES_MEMO: dict[str, tuple[tuple[str, str], ...]] = {}
+_ATTRIBUTES_MEMO: dict[str, tuple[tuple[tuple[str, str], ...], dict[str, str]]] = {}
 _ATTRIBUTES_MEMO_MAX = 1 << 15
 _ATTRIBUTES_MEMO_CHARS = 2048  # longest stored start tag (characters)
 _ATTRIBUTES_MEMO_BUDGET = 1 << 22  # characters of stored start tags before the memo is emptied
@@ -398,7 +441,7 @@ def _start_tags(text: Any) -> list[str] | None:
     return [g for g in _START_TAG_RE.findall(text) if g]
 
 
-def _remember(raw: str, key: tuple[tuple[str, str], ...]) -> None:
+def _remember(raw: str, key: tuple[tuple[str, str], ...], attrib: dict[str, str]) -> None:
     # Proper captures only: no single quote (a '>' or '"' could hide inside '...'), balanced
     # double quotes (so the closing '>' lies outside every value), no namespaced name.
     if len(raw) > _ATTRIBUTES_MEMO_CHARS or "'" in raw or raw.count('"') % 2:
@@ -410,7 +453,7 @@ def _remember(raw: str, key: tuple[tuple[str, str], ...]) -> None:
     if len(memo) >= _ATTRIBUTES_MEMO_MAX or _ATTRIBUTES_MEMO_TOTAL[0] > _ATTRIBUTES_MEMO_BUDGET:
         memo.clear()
         _ATTRIBUTES_MEMO_TOTAL[0] = 0
-    memo[raw] = key
+    memo[raw] = (key, attrib.copy())  # the caller's dict becomes a node's (masking edits it)
     _ATTRIBUTES_MEMO_TOTAL[0] += len(raw)
 
 

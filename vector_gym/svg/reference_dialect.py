@@ -198,6 +198,17 @@ def _token_stream(value: str, commands: bool, spell: bool = True) -> list[str] |
     return tokens
 
 
+_CMD = "MmLlHhVvCcSsQqTtAaZz"
+# The §4.3 token stream of an ASCII value without an exponent, in one fullmatch: the tokens
+# finditer takes (leftmost, each number as long as the number regex makes it: atomic here),
+# separators between them, and after a number with no separator only a sign, a command or the
+# end (a number right after a number must start with a sign).
+_ASCII_STREAM = re.compile(
+    rf"[\s,]*+(?:(?>[-+]?+(?:[0-9]*+\.[0-9]++|[0-9]++\.?+))(?:[\s,]++|(?=[-+{_CMD}])|\Z)"
+    rf"|[{_CMD}][\s,]*+)++"
+).fullmatch
+
+
 def path_data_reads(d: str) -> bool:
     """``not is_invalid(normalise_attribute("d", d))`` without spelling out every number.
 
@@ -210,6 +221,8 @@ def path_data_reads(d: str) -> bool:
         if value and ("e" in value or "E" in value):
             normalise_number(value)
         return True
+    if value.isascii() and "e" not in value and "E" not in value:
+        return _ASCII_STREAM(value) is not None  # no number can raise: the same verdict
     return _token_stream(value, True, spell=False) is not None
 
 

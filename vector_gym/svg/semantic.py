@@ -31,10 +31,12 @@ on the masked documents for the preservation gate (§9), and locally on inserted
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any
 
 from vector_gym.svg.canonical import (
     Node,
+    canonical_attributes,
     normalise_declaration_svg,
     style_pieces,
     to_node,  # noqa: F401  (used by the doctests)
@@ -56,6 +58,7 @@ __all__ = [
     "semantic_equal_with",
     "uses_aliases",
     "semantic_differences",
+    "semantic_differences_and_canonical_equal",
     "semantic_form",
 ]
 
@@ -379,8 +382,22 @@ def semantic_differences(
     if ap is None or at is None:
         ap, at = lazy_aliases(produced, target)
     out: list[str] = []
-    _diff(produced, target, ap, at, fallback, out)
+    _diff(produced, target, ap, at, fallback, out, False)
     return out
+
+
+def semantic_differences_and_canonical_equal(
+    produced: Node, target: Node, ap: Aliases, at: Aliases, fallback: str = "__document__"
+) -> tuple[list[str], bool]:
+    """:func:`semantic_differences` and :func:`~vector_gym.svg.canonical.canonical_equal` of the
+    same two trees in one walk: ``(labels, C-equal)``.
+
+    The C comparison (spec §4 items 1–5) is made on each pair the V walk visits until one pair
+    differs; the V walk descends wherever C-equality could still hold (equal tags and child
+    counts), so the flag is ``canonical_equal(produced, target)``.
+    """
+    out: list[str] = []
+    return out, _diff(produced, target, ap, at, fallback, out, True)
 
 
 def _label(p: Node, t: Node, fallback: Any) -> str:
@@ -400,41 +417,60 @@ def _fallback_label(fallback: Any) -> str:
     return f"{_label(p, t, parent_fallback)}/{local_name(t.children[k].tag)}[{k}]"
 
 
-def _diff(p: Node, t: Node, ap: Aliases, at: Aliases, fallback: str, out: list[str]) -> None:
+def _diff(
+    p: Node, t: Node, ap: Aliases, at: Aliases, fallback: str, out: list[str], c_equal: bool
+) -> bool:
     # Iterative pre-order walk (document order of the output, as the recursive definition);
-    # labels are computed only for nodes that differ.
-    stack: list[tuple[Node, Node, Any]] = [(p, t, fallback)]
-    pop, push = stack.pop, stack.append
+    # labels are computed only for nodes that differ. A stack entry is (p, t, up, k): ``up`` is
+    # the parent's (p, t, fallback) and k the child index, so a child's deferred fallback label
+    # (p, t, fallback, k) is built only when it is needed (the root's entry: (p, t, None,
+    # fallback)); children are pushed in one C-level extend. With ``c_equal`` True the pairs are
+    # also C-compared (canonical_equal's tests) until one differs; returns the C verdict (False
+    # when not asked).
+    stack: list[tuple[Node, Node, Any, Any]] = [(p, t, None, fallback)]
+    pop, extend = stack.pop, stack.extend
     while stack:
-        p, t, fb = pop()
+        p, t, up, k = pop()
         if p.tag != t.tag:
-            out.append(_label(p, t, fb))
+            out.append(_label(p, t, k if up is None else (*up, k)))
+            c_equal = False
             continue
         n0 = len(out)
         label = None
         tv = t._v if t._v is not None else _base(t)
-        if p.attrib != t.attrib or tv[1]:
+        raw_differs = p.attrib != t.attrib
+        if c_equal and (
+            (p.text != t.text and not ws_equal(p.text, t.text))
+            or (p.tail != t.tail and not ws_equal(p.tail, t.tail))
+            or len(p.children) != len(t.children)
+            or (raw_differs and canonical_attributes(p) != canonical_attributes(t))
+        ):
+            c_equal = False
+        if raw_differs or tv[1]:
             if semantic_attributes(p, ap) != semantic_attributes(t, at):
-                label = _label(p, t, fb)
+                label = _label(p, t, k if up is None else (*up, k))
                 out.append(label)
         if p.text != t.text or (p.text and local_name(t.tag) == "style"):
             if semantic_text(p, ap) != semantic_text(t, at):
-                label = label or _label(p, t, fb)
+                label = label or _label(p, t, k if up is None else (*up, k))
                 out.append(label)
         if p.tail != t.tail and not ws_equal(p.tail, t.tail):
-            label = label or _label(p, t, fb)
+            label = label or _label(p, t, k if up is None else (*up, k))
             out.append(label)
         pc, tc = p.children, t.children
-        if len(pc) != len(tc):
+        n = len(tc)
+        if len(pc) != n:
             pids = {c.attrib["id"] for c in pc if "id" in c.attrib}
             tids = {c.attrib["id"] for c in tc if "id" in c.attrib}
             out.extend(f"+{x}" for x in sorted(pids - tids))
             out.extend(f"-{x}" for x in sorted(tids - pids))
             if len(out) == n0:
-                out.append(label or _label(p, t, fb))
+                out.append(label or _label(p, t, k if up is None else (*up, k)))
             continue
-        for k in range(len(tc) - 1, -1, -1):
-            push((pc[k], tc[k], (p, t, fb, k)))
+        if n:
+            me = (p, t, k if up is None else (*up, k))
+            extend(zip(reversed(pc), reversed(tc), repeat(me, n), range(n - 1, -1, -1), strict=True))
+    return c_equal
 
 
 def _escape(s: str) -> str:

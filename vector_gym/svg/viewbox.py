@@ -9,6 +9,7 @@ the fallbacks of spec §8.3.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from vector_gym.svg.numbers import REFERENCE_NUMBER_PATTERN, scan_numbers
@@ -45,12 +46,24 @@ def parse_viewbox(text: str, *, require_positive: bool = True) -> tuple[float, f
     """
     if not isinstance(text, str):
         return None
+    if len(text) <= _CACHED_CHARS:  # the same few values are read again and again
+        return _parse_viewbox_cached(str(text), require_positive)
+    return _parse_viewbox(text, require_positive)
+
+
+_CACHED_CHARS = 80
+
+
+def _parse_viewbox(text: str, require_positive: bool) -> tuple[float, float, float, float] | None:
     nums = scan_numbers(text)
     if nums is None or len(nums) != 4:
         return None
     if require_positive and not (nums[2] > 0 and nums[3] > 0):
         return None
     return (nums[0], nums[1], nums[2], nums[3])
+
+
+_parse_viewbox_cached = lru_cache(maxsize=1024)(_parse_viewbox)
 
 
 def scan_viewbox_reference(text: str) -> list[float] | None:

@@ -222,6 +222,9 @@ def test_trl_grpo_two_steps_vllm_colocate(tiny_qwen2_dir, tmp_path):
         "--output-dir", str(out), "--max-steps", "2", "--num-generations", "2", "--batch-size", "2",
         "--max-completion-length", "16", "--limit", "2", "--cpu", "--use-vllm",
         "--vllm-max-model-length", "8192", "--vllm-gpu-memory-utilization", "0.3",
+        # the held-out evaluation at the end of training, bounded: 2 tasks, 16 tokens each (with
+        # the defaults, 20 tasks at the suite's budget, a random model took minutes on 2 cores)
+        "--eval-tasks", "2", "--eval-max-tokens", "16",
     ]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path)

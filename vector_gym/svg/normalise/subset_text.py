@@ -111,8 +111,7 @@ _BODY = re.compile(
 _PROLOG = re.compile(rf"(?:{_W}++|<\?[^<>]*\?>)*+").fullmatch  # XML declaration, instructions
 _ROOT_HEAD = re.compile(rf'svg(?:{_W}++[^\s="<>/]++="[^"<>]*+")*+{_W}*+/?').fullmatch
 _ROOT_END = re.compile(rf"</svg{_W}*+>{_W}*+").fullmatch
-# The elements rewritten (all empty, by the grammar), with their attributes (whose values may
-# hold a ">").
+# Whitespace between two tags.
 _BETWEEN_TAGS = re.compile(rf">{_W}++<").sub
 # An id after a space (the document refers to nothing, so no id is used; skia files each in its
 # id map: about 18 us of its parse of a Vector-Bench scene). A pattern that starts with a
@@ -126,7 +125,23 @@ _UNUSED_ID = re.compile(
     r'|(?<=<ellipse id=")|(?<=<line id=")|(?<=<path id=")|(?<=<polygon id=")'
     r'|(?<=<polyline id="))[^"]*+"'
 ).sub
-_REWRITE = re.compile(r'<(circle|ellipse|line|path)((?:[^>"/]++|"[^"]*+")*+)/>')
+# An attribute other than a circle's geometry (and a d, which the path of a circle replaces).
+_NOT_ROUND = r'(?:[ \t\n]++(?!c[xy]=|r[xy]?+=|d=)[^\s=]++="[^"]*+")*+'
+# The elements rewritten (all empty, by the grammar), with their attributes (whose values may
+# hold a ">"). A circle whose cx, cy and r are written one after another (every circle of the
+# bundled corpora) is matched with them apart (groups 1-5: the attributes before, cx, cy, r,
+# the attributes after), so that no Python reads its attributes one by one; any other circle,
+# ellipse, line or path is matched whole (groups 6 and 7: its name and attributes).
+_ROUND_FIRST = (
+    rf'<(?:circle({_NOT_ROUND})[ \t\n]++cx="([^"]*+)"[ \t\n]++cy="([^"]*+)"[ \t\n]++r="([^"]*+)"'
+    rf'({_NOT_ROUND})[ \t\n]*+/>'
+)
+_REWRITE = re.compile(_ROUND_FIRST + r'|(circle|ellipse|line|path)((?:[^>"/]++|"[^"]*+")*+)/>)')
+# The same without lines, for a body whose lines have no fill of their own: they get
+# fill="none" by a plain substitution (:data:`_LINE_START`) instead.
+_REWRITE_NO_LINE = re.compile(_ROUND_FIRST + r'|(circle|ellipse|path)((?:[^>"/]++|"[^"]*+")*+)/>)')
+_LINE_WITH_FILL = re.compile(r'<line(?:[ \t\n]++(?!fill=)[^\s=]++="[^"]*+")*+[ \t\n]++fill=').search
+_LINE_START = re.compile(r"<line(?=[ \t\n/])").sub
 
 
 # One attribute of a rewritten element, whitespace before it included: a match from the start
@@ -143,8 +158,14 @@ def _rewrite(m: re.Match) -> str:
     The other attributes keep their text (values of the subset, checked by the grammar);
     attribute order differs from the tree lowering's, which changes nothing drawn.
     """
-    name = m.group(1)
-    attrs = m.group(2) or ""
+    cx = m.group(2)
+    if cx is not None:  # a circle with cx, cy and r one after another (_REWRITE)
+        d = _round_d("circle", {"cx": cx, "cy": m.group(3), "r": m.group(4)})
+        if d is None:
+            return ""  # zero or negative radius: removed
+        return f'<path{m.group(1)}{m.group(5)} d="{d}"/>'
+    name = m.group(6)
+    attrs = m.group(7) or ""
     if name == "path":
         attrib = dict(_ATTR_DQ(attrs))
         d = attrib.get("d")
@@ -228,7 +249,13 @@ def lower_skia_subset_text(text: str, size: tuple[int, int]) -> bytes | None:
     # Whitespace between tags is no text skia draws (the subset has no text element) but costs
     # it a node each to parse, and ids are unused: both left out (a value holds no "<", so no
     # value is touched).
-    body = _REWRITE.sub(_rewrite, _UNUSED_ID("", _BETWEEN_TAGS("><", body.strip(" \t\n"))))
+    body = _UNUSED_ID("", _BETWEEN_TAGS("><", body.strip(" \t\n")))
+    if _LINE_WITH_FILL(body) is None:
+        # no line has a fill of its own (XML allows no second one): each gets fill="none" in
+        # one substitution, where the rewrite writes the same after its other attributes
+        body = _REWRITE_NO_LINE.sub(_rewrite, _LINE_START('<line fill="none"', body))
+    else:
+        body = _REWRITE.sub(_rewrite, body)
     # The root, fitted to the canvas (.root.fit_root), its presentation attributes and
     # transform moved onto a wrapping <g> (contract item 13).
     view_box, kept["width"], kept["height"] = fitted_root_attributes(

@@ -86,6 +86,8 @@ ACCEPTED = [
     # circles whose do not, or that carry an rx, ry or d the path leaves out
     ('<circle fill="#f00" cx="5" cy="5" r="2.5" stroke="#000"/><circle cx="1"\n\tcy="2" r="0"/>', 'viewBox="0 0 10 10"'),
     ('<circle cy="5" cx="4" r="3"/><circle cx="5" cy="5" r="3" rx="1"/><circle rx="1" cx="5" cy="5" r="2" d="M0 0"/>', 'viewBox="0 0 10 10"'),
+    # a rect's width and height in either order, with other attributes around them
+    ('<rect height="4" x="1" fill="#f00" width="3" y="2"/><rect fill="#00f" width="2" y="6" height="1"/>', 'viewBox="0 0 10 10"'),
     # lines without a fill of their own (one substitution) and with one (rewritten one by one)
     ('<line x1="0" y1="0" x2="10" y2="10" stroke="#00f" fill-opacity="0.5"/><line\tx1="1" x2="9" stroke="#000"/>', 'viewBox="0 0 10 10"'),
     ('<g fill="#f00"><line x1="0" y1="0" x2="10" y2="10" stroke="#00f"/><line x1="1" x2="9" fill="#0f0"/></g>', 'viewBox="0 0 10 10"'),
@@ -189,6 +191,9 @@ def test_hostile_values_are_matched_in_linear_time():
         assert lower_skia_subset_text(_svg(f'<rect {bad} height="1" width="1"/>'), (8, 8)) is None
     many = _svg('<rect width="1" height="1"/>' * 5000 + '<rect width="1" height="1" q="1"/>')
     assert lower_skia_subset_text(many, (8, 8)) is None
+    # a rect's attributes are read once for each order of width and height, at most
+    for rect in ('<rect width="1"' + ' x="1"' * n + "/>", '<rect height="1"' + ' x="1"' * n + ' width="0"/>'):
+        assert lower_skia_subset_text(_svg(rect * 20), (8, 8)) is None
 
 
 def _mutants(docs: list[str], n: int, seed: int = 0) -> list[str]:

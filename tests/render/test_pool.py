@@ -228,6 +228,20 @@ def test_documents_queued_behind_a_slow_one_up_to_the_message_size_do_not_stall_
         assert time.monotonic() - t0 < 10  # the slow one alone takes about a second
 
 
+def test_workers_import_the_parents_package_whatever_the_working_directory(tmp_path, monkeypatch):
+    # Regression: a worker is started with `python -c`, which puts the working directory first
+    # on sys.path, so a vector_gym package there (another checkout) was imported instead of the
+    # parent's: the parent and its workers ran different code (a benchmark of the tree before a
+    # change, run from the tree after it, drew with the new code).
+    fake = tmp_path / "vector_gym"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise ImportError('not the parent package')\n")
+    monkeypatch.chdir(tmp_path)
+    with RenderPool(1, memory_mb=1024) as pool:
+        images, ok, errors = pool.render([GOOD], (8, 8))
+    assert errors == (None,) and _red_left(images[0])
+
+
 def test_bytes_like_documents_render_in_the_pool(pool):
     # Regression (review of issue 3): a memoryview passed the text check but could not be
     # pickled to the worker, so render() raised TypeError instead of drawing it.

@@ -336,12 +336,16 @@ class RenderPool:
             f"_worker_entry({fd}, {self.memory_mb or 0}, {workdir!r})"
         )
         try:
+            # Started in its own empty working directory: ``python -c`` puts the working
+            # directory first on sys.path, and a vector_gym package in the parent's (another
+            # checkout) would be imported instead of the one at _PACKAGE_ROOT.
             proc = subprocess.Popen(
                 [sys.executable, "-c", code],
                 pass_fds=(fd,),
                 close_fds=True,
                 stdin=subprocess.DEVNULL,
                 env=env,
+                cwd=workdir,
             )
         except BaseException:
             shutil.rmtree(workdir, ignore_errors=True)

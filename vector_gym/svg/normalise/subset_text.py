@@ -11,7 +11,9 @@ attributes of the subset, each value in a syntax that passes the subset's own ch
 :func:`.subset._value_ok`), run by the regex engine in C, and rewrites only the circles,
 ellipses, lines and paths, each as the tree lowering writes it (circles and ellipses as paths
 with :func:`.subset._round_to_path`'s text, ``fill="none"`` on lines, path data cut after its
-last valid segment with :func:`.walk._shape_geometry`, zero-size shapes removed); the root is
+last valid segment with :func:`.walk._shape_geometry`, zero-size shapes removed; a circle whose
+``cx``, ``cy`` and ``r`` follow one another is read by the regex alone, and when no line has a
+fill of its own every line gets ``fill="none"`` first in one substitution); the root is
 fitted to the canvas (:func:`.root.fit_root`) and its presentation attributes moved onto a
 wrapping ``<g>`` as there. Every other tag is written out as it was written; whitespace between
 tags, ids (the document refers to nothing), the XML declaration and unused namespace

@@ -208,6 +208,40 @@ def test_a_big_document_queued_behind_a_slow_one_does_not_stall_the_watchdog():
         assert _red_left(images[1])
 
 
+def test_documents_queued_behind_a_slow_one_up_to_the_message_size_do_not_stall_the_watchdog():
+    # Messages of up to _QUEUE_MAX_BYTES (64 KiB) are queued behind a busy worker: two of them
+    # fit in the socket buffer, so send() returns while the worker is stuck and the watchdog runs.
+    from vector_gym.render import pool as pool_module
+
+    slow = svg(
+        '<path stroke="black" fill="none" d="M0 0' + " l1 1 l-1 0" * 200_000 + '"/>',
+        'viewBox="0 0 9 9"',
+    )
+    pad = pool_module._QUEUE_MAX_BYTES - len(GOOD) - 100
+    near = [GOOD.replace("</svg>", " " * (pad - i) + "</svg>") for i in range(4)]
+    assert all(pool_module._QUEUE_MAX_BYTES // 2 < len(d) <= pool_module._QUEUE_MAX_BYTES for d in near)
+    with RenderPool(1, memory_mb=1024) as pool:
+        t0 = time.monotonic()
+        images, ok, errors = pool.render([slow, *near], (64, 64), timeout_s=0.05)
+        assert errors == (R.TIMEOUT, None, None, None, None)
+        assert all(_red_left(im) for im in images[1:])
+        assert time.monotonic() - t0 < 10  # the slow one alone takes about a second
+
+
+def test_workers_import_the_parents_package_whatever_the_working_directory(tmp_path, monkeypatch):
+    # Regression: a worker is started with `python -c`, which puts the working directory first
+    # on sys.path, so a vector_gym package there (another checkout) was imported instead of the
+    # parent's: the parent and its workers ran different code (a benchmark of the tree before a
+    # change, run from the tree after it, drew with the new code).
+    fake = tmp_path / "vector_gym"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise ImportError('not the parent package')\n")
+    monkeypatch.chdir(tmp_path)
+    with RenderPool(1, memory_mb=1024) as pool:
+        images, ok, errors = pool.render([GOOD], (8, 8))
+    assert errors == (None,) and _red_left(images[0])
+
+
 def test_bytes_like_documents_render_in_the_pool(pool):
     # Regression (review of issue 3): a memoryview passed the text check but could not be
     # pickled to the worker, so render() raised TypeError instead of drawing it.

@@ -82,7 +82,29 @@ ACCEPTED = [
     # removal must not take the next attribute with it.
     ('<path fill-rule="x id=" d="M1 1L9 1L5 9z"/><rect stroke-linecap="a id=" width="4" height="4"/>', 'viewBox="0 0 10 10"'),
     ('<g fill-rule=" id=" fill="#f00"><circle cx="5" cy="5" r="3" clip-rule=" id=" fill="#00f"/></g>', 'viewBox="0 0 10 10"'),
+    # circles whose cx, cy and r follow one another (read apart by the rewrite's regex) and
+    # circles whose do not, or that carry an rx, ry or d the path leaves out
+    ('<circle fill="#f00" cx="5" cy="5" r="2.5" stroke="#000"/><circle cx="1"\n\tcy="2" r="0"/>', 'viewBox="0 0 10 10"'),
+    ('<circle cy="5" cx="4" r="3"/><circle cx="5" cy="5" r="3" rx="1"/><circle rx="1" cx="5" cy="5" r="2" d="M0 0"/>', 'viewBox="0 0 10 10"'),
+    # a rect's width and height in either order, with other attributes around them
+    ('<rect height="4" x="1" fill="#f00" width="3" y="2"/><rect fill="#00f" width="2" y="6" height="1"/>', 'viewBox="0 0 10 10"'),
+    # lines without a fill of their own (one substitution) and with one (rewritten one by one)
+    ('<line x1="0" y1="0" x2="10" y2="10" stroke="#00f" fill-opacity="0.5"/><line\tx1="1" x2="9" stroke="#000"/>', 'viewBox="0 0 10 10"'),
+    ('<g fill="#f00"><line x1="0" y1="0" x2="10" y2="10" stroke="#00f"/><line x1="1" x2="9" fill="#0f0"/></g>', 'viewBox="0 0 10 10"'),
 ]
+
+
+def test_the_rewrites_write_circles_and_lines_as_the_tree_lowering_does():
+    text = _svg('<circle fill="#f00" cx="5" cy="5" r="2.5" stroke="#000"/><line x1="1" x2="9" stroke="#000"/>')
+    assert lower_skia_subset_text(text, (8, 8)).endswith(
+        b'><path fill="#f00" stroke="#000" d="M7.5 5A2.5 2.5 0 0 1 5 7.5A2.5 2.5 0 0 1 2.5 5A2.5 2.5 0 0 1 5'
+        b' 2.5A2.5 2.5 0 0 1 7.5 5Z"/><line fill="none" x1="1" x2="9" stroke="#000"/></svg>'
+    )
+    # a line with a fill of its own: every line is rewritten, its fill left out
+    text = _svg('<line x1="1" x2="9" stroke="#000"/><line x1="1" fill="#f00" fill-opacity="0.5"/>')
+    assert lower_skia_subset_text(text, (8, 8)).endswith(
+        b'><line x1="1" x2="9" stroke="#000" fill="none"/><line x1="1" fill="none"/></svg>'
+    )
 
 
 @pytest.mark.parametrize("body, root", ACCEPTED)
@@ -169,6 +191,9 @@ def test_hostile_values_are_matched_in_linear_time():
         assert lower_skia_subset_text(_svg(f'<rect {bad} height="1" width="1"/>'), (8, 8)) is None
     many = _svg('<rect width="1" height="1"/>' * 5000 + '<rect width="1" height="1" q="1"/>')
     assert lower_skia_subset_text(many, (8, 8)) is None
+    # a rect's attributes are read once for each order of width and height, at most
+    for rect in ('<rect width="1"' + ' x="1"' * n + "/>", '<rect height="1"' + ' x="1"' * n + ' width="0"/>'):
+        assert lower_skia_subset_text(_svg(rect * 20), (8, 8)) is None
 
 
 def _mutants(docs: list[str], n: int, seed: int = 0) -> list[str]:
@@ -257,6 +282,19 @@ EDGE_TEXTS = [
     # a name that starts with "xmlns" and is no namespace declaration: no namespace on the root
     '<svg xmlnsxmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="4" height="4"/></svg>',
     _svg('<rect width="4" height="4"/>', 'viewBox="0 0 10 10" xmlnsfoo="urn:x"'),
+    # what the acceptance leaves to the grammar (and expat) below the root
+    _svg('<rect width="4" height="4"/><!-- a comment -->'),
+    _svg('<rect width="4" height="4"/><![CDATA[x]]>'),
+    _svg('<!DOCTYPE svg><rect width="4" height="4"/>'),
+    _svg('<rect width="4" height="4" id="<!x"/>'),
+    _svg('<rect width="4" height="4"/><use/>'),
+    _svg('<rect width="4" height="4" id="house"/><g id="x:use xmlns xml:lang"/>'),
+    _svg('<rect width="4" height="4" xml:space="preserve"/>'),
+    _svg('<g xmlns="http://www.w3.org/2000/svg"><rect width="4" height="4"/></g>'),
+    _svg('<g xmlns:x="urn:x"><rect width="4" height="4"/></g>'),
+    _svg('<rect width="4" height="4"/>', 'viewBox="0 0 10 10" xml:lang="en"'),
+    _svg('<rect width="1" height="1"/>' * 300),  # more tags than the depth bound, no group
+    _svg('<g><rect width="1" height="1"/></g>' * 150),
 ]
 
 

@@ -11,7 +11,9 @@ attributes of the subset, each value in a syntax that passes the subset's own ch
 :func:`.subset._value_ok`), run by the regex engine in C, and rewrites only the circles,
 ellipses, lines and paths, each as the tree lowering writes it (circles and ellipses as paths
 with :func:`.subset._round_to_path`'s text, ``fill="none"`` on lines, path data cut after its
-last valid segment with :func:`.walk._shape_geometry`, zero-size shapes removed); the root is
+last valid segment with :func:`.walk._shape_geometry`, zero-size shapes removed; a circle whose
+``cx``, ``cy`` and ``r`` follow one another is read by the regex alone, and when no line has a
+fill of its own every line gets ``fill="none"`` first in one substitution); the root is
 fitted to the canvas (:func:`.root.fit_root`) and its presentation attributes moved onto a
 wrapping ``<g>`` as there. Every other tag is written out as it was written; whitespace between
 tags, ids (the document refers to nothing), the XML declaration and unused namespace
@@ -83,36 +85,40 @@ _ANY = r'[^"]*+'
 # One attribute of a drawing element, by name (factored by first letter: the regex engine
 # tries alternatives in turn). Geometry is plain numbers; width and height (of a rect, or
 # ignored on the others) > 0, so that no rect is removed for its size.
-_A = (
-    rf'{_W}++(?:'
+_NOT_SIZE = (
     rf'i(?:d="{_ANY}")'
     rf'|f(?:ill="{_PAINT_V}"|ill-opacity="{_UNIT_V}"|ill-rule="{_ANY}")'
     rf'|s(?:troke="{_PAINT_V}"|troke-width="{_POS}"|troke-opacity="{_UNIT_V}"'
     rf'|troke-(?:linecap|linejoin|miterlimit|dasharray|dashoffset)="{_ANY}")'
     rf'|x(?:1|2)?="{_NUM}"|y(?:1|2)?="{_NUM}"'
-    rf'|(?:width|height)="{_POS}"'
     rf'|c(?:x|y)="{_NUM}"|r(?:x|y)?="{_NUM}"'
     rf'|o(?:pacity="{_UNIT_V}")'
     rf'|d="{_ANY}"|points="{_ANY}"|clip-rule="{_ANY}"'
-    rf')'
 )
-# Up to an attribute of the same tag, attribute by attribute (a value may hold a ">").
-_TO = rf'(?:{_W}++[^\s=]++="[^"]*+")*?'
+_A = rf'{_W}++(?:{_NOT_SIZE}|(?:width|height)="{_POS}")'
+# A rect: its attributes other than width and height around a width and a height, in either
+# order (every rect has both, so that none is removed for its size; XML allows no second one).
+# One pass over its attributes: two lookaheads for them cost the grammar 40 % of its time.
+_A_NOT_SIZE = rf"(?:{_W}++(?:{_NOT_SIZE}))*+"
+_WIDTH = rf'{_W}++width="{_POS}"'
+_HEIGHT = rf'{_W}++height="{_POS}"'
+_RECT = (
+    rf"rect{_A_NOT_SIZE}(?:{_WIDTH}{_A_NOT_SIZE}{_HEIGHT}|{_HEIGHT}{_A_NOT_SIZE}{_WIDTH})"
+    rf"{_A_NOT_SIZE}{_W}*+/>"
+)
 # The content of the root: whitespace and elements of the subset with those attributes only
 # (no style, transform, title or desc: those documents go to the tree), the shapes written as
-# empty elements, every rect with a width and a height.
+# empty elements.
 _BODY = re.compile(
     rf"(?:{_W}++"
-    rf"|<(?:rect(?={_TO}{_W}++width=)(?={_TO}{_W}++height=)|circle|ellipse|line|path|polygon|polyline)"
-    rf"(?:{_A})*+{_W}*+/>"
+    rf"|<(?:{_RECT}|(?:circle|ellipse|line|path|polygon|polyline)(?:{_A})*+{_W}*+/>)"
     rf"|<g(?:{_A})*+{_W}*+/?+>|</g{_W}*+>"
     rf")*+"
 ).fullmatch
 _PROLOG = re.compile(rf"(?:{_W}++|<\?[^<>]*\?>)*+").fullmatch  # XML declaration, instructions
 _ROOT_HEAD = re.compile(rf'svg(?:{_W}++[^\s="<>/]++="[^"<>]*+")*+{_W}*+/?').fullmatch
 _ROOT_END = re.compile(rf"</svg{_W}*+>{_W}*+").fullmatch
-# The elements rewritten (all empty, by the grammar), with their attributes (whose values may
-# hold a ">").
+# Whitespace between two tags.
 _BETWEEN_TAGS = re.compile(rf">{_W}++<").sub
 # An id after a space (the document refers to nothing, so no id is used; skia files each in its
 # id map: about 18 us of its parse of a Vector-Bench scene). A pattern that starts with a
@@ -126,7 +132,23 @@ _UNUSED_ID = re.compile(
     r'|(?<=<ellipse id=")|(?<=<line id=")|(?<=<path id=")|(?<=<polygon id=")'
     r'|(?<=<polyline id="))[^"]*+"'
 ).sub
-_REWRITE = re.compile(r'<(circle|ellipse|line|path)((?:[^>"/]++|"[^"]*+")*+)/>')
+# An attribute other than a circle's geometry (and a d, which the path of a circle replaces).
+_NOT_ROUND = r'(?:[ \t\n]++(?!c[xy]=|r[xy]?+=|d=)[^\s=]++="[^"]*+")*+'
+# The elements rewritten (all empty, by the grammar), with their attributes (whose values may
+# hold a ">"). A circle whose cx, cy and r are written one after another (every circle of the
+# bundled corpora) is matched with them apart (groups 1-5: the attributes before, cx, cy, r,
+# the attributes after), so that no Python reads its attributes one by one; any other circle,
+# ellipse, line or path is matched whole (groups 6 and 7: its name and attributes).
+_ROUND_FIRST = (
+    rf'<(?:circle({_NOT_ROUND})[ \t\n]++cx="([^"]*+)"[ \t\n]++cy="([^"]*+)"[ \t\n]++r="([^"]*+)"'
+    rf'({_NOT_ROUND})[ \t\n]*+/>'
+)
+_REWRITE = re.compile(_ROUND_FIRST + r'|(circle|ellipse|line|path)((?:[^>"/]++|"[^"]*+")*+)/>)')
+# The same without lines, for a body whose lines have no fill of their own: they get
+# fill="none" by a plain substitution (:data:`_LINE_START`) instead.
+_REWRITE_NO_LINE = re.compile(_ROUND_FIRST + r'|(circle|ellipse|path)((?:[^>"/]++|"[^"]*+")*+)/>)')
+_LINE_WITH_FILL = re.compile(r'<line(?:[ \t\n]++(?!fill=)[^\s=]++="[^"]*+")*+[ \t\n]++fill=').search
+_LINE_START = re.compile(r"<line(?=[ \t\n/])").sub
 
 
 # One attribute of a rewritten element, whitespace before it included: a match from the start
@@ -143,8 +165,14 @@ def _rewrite(m: re.Match) -> str:
     The other attributes keep their text (values of the subset, checked by the grammar);
     attribute order differs from the tree lowering's, which changes nothing drawn.
     """
-    name = m.group(1)
-    attrs = m.group(2) or ""
+    cx = m.group(2)
+    if cx is not None:  # a circle with cx, cy and r one after another (_REWRITE)
+        d = _round_d("circle", {"cx": cx, "cy": m.group(3), "r": m.group(4)})
+        if d is None:
+            return ""  # zero or negative radius: removed
+        return f'<path{m.group(1)}{m.group(5)} d="{d}"/>'
+    name = m.group(6)
+    attrs = m.group(7) or ""
     if name == "path":
         attrib = dict(_ATTR_DQ(attrs))
         d = attrib.get("d")
@@ -228,7 +256,13 @@ def lower_skia_subset_text(text: str, size: tuple[int, int]) -> bytes | None:
     # Whitespace between tags is no text skia draws (the subset has no text element) but costs
     # it a node each to parse, and ids are unused: both left out (a value holds no "<", so no
     # value is touched).
-    body = _REWRITE.sub(_rewrite, _UNUSED_ID("", _BETWEEN_TAGS("><", body.strip(" \t\n"))))
+    body = _UNUSED_ID("", _BETWEEN_TAGS("><", body.strip(" \t\n")))
+    if _LINE_WITH_FILL(body) is None:
+        # no line has a fill of its own (XML allows no second one): each gets fill="none" in
+        # one substitution, where the rewrite writes the same after its other attributes
+        body = _REWRITE_NO_LINE.sub(_rewrite, _LINE_START('<line fill="none"', body))
+    else:
+        body = _REWRITE.sub(_rewrite, body)
     # The root, fitted to the canvas (.root.fit_root), its presentation attributes and
     # transform moved onto a wrapping <g> (contract item 13).
     view_box, kept["width"], kept["height"] = fitted_root_attributes(

@@ -27,7 +27,11 @@ def _check_splice(monkeypatch, config, count, prepared=None):
 
     def spliced(prep, form, trial, part, new, at_least=0.0):
         before = vis.to_svg_bytes(form.root)
-        last["img"] = img = original(prep, form, trial, part, new, at_least)
+        img = original(prep, form, trial, part, new, at_least)
+        if isinstance(img, np.ndarray) and img.shape[2] == 4:  # a canvas drawn from segments
+            assert (img[..., 3] == 255).all()
+            img = img[..., :3].copy()
+        last["img"] = img
         assert vis.to_svg_bytes(form.root) == before  # the cached render form is restored
         return img
 
@@ -60,16 +64,24 @@ def _check_splice(monkeypatch, config, count, prepared=None):
         seen[f"part {part}"] += 1
         return frac
 
-    suffix_form = vis._suffix_form
+    draw_segments = vis._draw_segments
+    snapshot_before = vis._snapshot_before
 
-    def counted(form, prep, part, anchors):
-        out = suffix_form(form, prep, part, anchors)
-        if out is not form:
-            seen["from a checkpoint"] += 1
+    def counted(*args):
+        out = draw_segments(*args)
+        if out is not None:
+            seen["from segments"] += 1
         return out
 
+    def counted_start(seg, first):
+        k, start = snapshot_before(seg, first)
+        if k:
+            seen["from a snapshot"] += 1
+        return k, start
+
     monkeypatch.setattr(vis, "_spliced", spliced)
-    monkeypatch.setattr(vis, "_suffix_form", counted)
+    monkeypatch.setattr(vis, "_draw_segments", counted)
+    monkeypatch.setattr(vis, "_snapshot_before", counted_start)
     monkeypatch.setattr(rg, "changed_fraction", checked)
     gen = RepairGenerator(config, seed=3)
     if prepared is not None:
@@ -86,7 +98,7 @@ def test_spliced_renders_equal_whole_renders(monkeypatch):
     seen, ops = _check_splice(monkeypatch, RepairGenConfig(split="all"), 120)
     assert seen["changed"] >= 100 and seen["new"] >= 5 and seen["deleted"] >= 5, seen
     assert seen["bounded"] >= 40, seen
-    assert seen["from a checkpoint"] >= 30, seen  # drawn from a snapshot of the earlier children
+    assert seen["from a snapshot"] >= 30, seen  # drawn from a snapshot of the earlier children
     assert seen["declined"] <= seen["changed"] // 20, seen
     assert len(ops) == 9, ops  # every operator went through the check
 
@@ -200,17 +212,18 @@ def test_duplicate_id_splice_equals_whole_rebuild(tmp_path, monkeypatch):
     ],
 )
 def test_drawing_list_only_without_a_layer(body, listed):
-    """Checkpoints split the children of a list skia draws straight onto the canvas: never the
+    """Segments split the children of a list skia draws straight onto the canvas: never the
     children of a group that draws into a layer (opacity, blend) composited afterwards."""
     root = parse_svg(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 8 8">{body}</svg>')
     node = vis._drawing_list(root)
     assert (None if node is None else node.tag.split("}")[1]) == listed
 
 
-def _long_flat_scene(rng) -> str:
-    """A plain scene with 16-40 children of the root (so checkpoints are made): overlapping
-    shapes with partial alpha, groups with opacity, blend modes and filters, nested viewports,
-    and a root with paint or a layer of its own."""
+def _long_flat_scene(rng, root_layer: bool = True) -> str:
+    """A plain scene with 16-40 children of the root (so snapshots are made): overlapping
+    shapes with partial alpha, groups with opacity, blend modes and filters, nested viewports
+    (whose clip paths the normaliser puts in a ``<defs>`` among the children), and a root with
+    paint, or (``root_layer``) possibly a layer of its own."""
     from lxml import etree
 
     items = []
@@ -220,21 +233,25 @@ def _long_flat_scene(rng) -> str:
     ns = ' xmlns="http://www.w3.org/2000/svg"'
     inner = "".join(etree.tostring(el, encoding="unicode").replace(ns, "") for el in items)
     extra: list[str] = []
-    root_attr = rng.choice(['', ' fill="#0f0"', ' opacity="0.5"', ' style="opacity:0.5"',
-                            ' fill-opacity="0.4"', ' style="mix-blend-mode:multiply"',
-                            ' transform="rotate(5 50 50)"', ' stroke="#00f" opacity="0.8"'])
+    layers = [' opacity="0.5"', ' style="opacity:0.5"', ' style="mix-blend-mode:multiply"',
+              ' stroke="#00f" opacity="0.8"']
+    root_attr = rng.choice(['', ' fill="#0f0"', ' fill-opacity="0.4"', ' transform="rotate(5 50 50)"',
+                            ' stroke="#00f" stroke-width="0.5"'] + (layers if root_layer else []))
     return ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" width="100" '
             f'height="100"{root_attr}>{inner}{"".join(extra)}</svg>')
 
 
-def test_checkpoint_draws_equal_whole_renders_on_layered_scenes(monkeypatch, tmp_path):
-    """Trials drawn from a snapshot of the earlier children (suffix forms) give the whole
-    render's pixels also where later children overlap earlier ones with partial alpha, under
-    groups with opacity, blend modes, filters and nested viewports, and with root paint."""
+def test_segment_draws_equal_whole_renders_on_layered_scenes(monkeypatch, tmp_path):
+    """Trials drawn from segments (one parsed document per child of the drawing list), and from
+    a snapshot of the earlier children, give the whole render's pixels also where later children
+    overlap earlier ones with partial alpha, under groups with opacity, blend modes, filters and
+    nested viewports (clip paths in a ``<defs>``), and with root paint; a root with a layer of
+    its own gets no segments (its children are not drawn straight onto the canvas)."""
     import random
 
     rng = random.Random(5)
     for i in range(16):
-        (tmp_path / f"s{i}.svg").write_text(_long_flat_scene(rng))
+        (tmp_path / f"s{i}.svg").write_text(_long_flat_scene(rng, root_layer=i % 4 == 0))
     seen, _ops = _check_splice(monkeypatch, RepairGenConfig(split="all", sources=(str(tmp_path),)), 80)
-    assert seen["from a checkpoint"] >= 20 and seen["changed"] >= 30, seen
+    assert seen["from segments"] >= 40 and seen["from a snapshot"] >= 20, seen
+    assert seen["changed"] >= 30 and seen["new"] >= 5 and seen["deleted"] >= 5, seen

@@ -22,19 +22,23 @@ as ``render_many`` lowers it, instead of the full normaliser, and so is each tri
 element (a trial element outside the subset is drawn whole: a form mixing the two lowerings
 would not inherit paint the same way); the pixels are the full normaliser's.
 
-Checkpoints: skia draws the children of the root (or of the wrapping group the normaliser
-puts the root's paint on, when it has no opacity or other layer) one after another straight
-onto the canvas, so the picture is the canvas after the first k children with the later ones
-drawn over it. A form used for a few trials with at least 16 such children gets up to eight
-*suffix forms* (:func:`_checkpoints`): a copy holding only the children from k on, with the
-canvas after the first k (drawn once); a trial that changes nothing before child k is spliced
-into the last suffix form before it and drawn from that canvas (a third of the scene's draw
-time on average for Vector-Bench scenes). Each suffix form is checked to redraw exactly the
-clean picture before it is used.
+Segments: skia draws the children of the root (or of the wrapping group the normaliser puts
+the root's paint on, when it has no opacity or other layer) one after another straight onto
+the canvas. A form used for a few trials is cut there (:func:`_segments`): one document per
+child, holding it under the list's ancestors (attributes only) and the list's ``<defs>``, parsed
+by skia once and kept. A trial that changes a child of the list (or inserts one after a child)
+then parses only the changed element, lowered in a document holding it and its ancestors (by
+the text lowering :func:`~vector_gym.svg.normalise.subset_text.lower_skia_subset_text` where it
+applies), and draws the kept documents before and after it onto one canvas: skia's parse of the
+scene, half of a Vector-Bench scene's draw, is skipped (:func:`_segmented`); a change inside a
+child is spliced into the form and parses that child again. Forms with at least 16 children
+keep snapshots of the canvas every eighth child (at most eight), and a draw starts from the
+last one before the first change. Drawing the documents one after another is checked to give
+exactly the clean picture before they are used.
 
 The splice gives the same document as normalising the whole trial, so the same pixels:
 ``tests/tasks/test_repairgen_visibility.py`` checks image equality with ``render_many`` over
-generated tasks of every operator. RepairGen's tasks do not depend on which path drew them.
+generated tasks of every operator, drawn whole, from segments and from snapshots. RepairGen's tasks do not depend on which path drew them.
 
 About half of the trials are invisible, most of them on small elements. A caller that only
 compares the share with a threshold passes it (``changed_fraction(..., at_least=...)``), and a
@@ -58,6 +62,7 @@ accepted corruption moves the random stream the next trial starts from).
 from __future__ import annotations
 
 import copy
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,12 +70,13 @@ from typing import Any
 import numpy as np
 from lxml import etree
 
-from vector_gym.render.backends import _copy_rgb, draw_render_form
+from vector_gym.render.backends import draw_render_form
 from vector_gym.render.precheck import DEFAULT_LIMITS, RenderRejected, check_text, check_tree
 from vector_gym.svg.normalise import simplify_tree, to_svg_bytes
 from vector_gym.svg.normalise.common import SVG_NS, XLINK_NS
 from vector_gym.svg.normalise.style import CSSTooComplex
 from vector_gym.svg.normalise.subset import lower_skia_subset
+from vector_gym.svg.normalise.subset_text import lower_skia_subset_text
 from vector_gym.tasks.repairgen_ops import SHAPES
 
 __all__ = [
@@ -114,17 +120,10 @@ class RenderForm:
     #: lowered by :func:`lower_skia_subset` (else by :func:`simplify_tree`); trial elements are
     #: lowered the same way
     subset: bool = False
-    #: a suffix form (:func:`_checkpoints`): the canvas (112 x 112 RGBA) after drawing the
-    #: children of the drawing list before it, which its draws start from instead of white
-    start: Any = None
-    #: trials spliced so far (checkpoints are made for a form that is used again and again)
+    #: trials spliced so far (segments are made for a form that is used again and again)
     trials: int = 0
-    #: suffix forms, one per ``step`` children of the drawing list (the k-th holds children
-    #: ``(k + 1) * step`` on); None until made, () when there are none
-    checkpoints: Any = None
-    step: int = 0
-    #: id -> index of its top-level child in the drawing list (with ``checkpoints``)
-    top: dict[str, int] = field(default_factory=dict)
+    #: the form cut at its drawing list (:class:`Segments`): None until made, False when not
+    segments: Any = None
 
 
 def plain_scene(root: Any) -> bool:
@@ -205,11 +204,9 @@ def _draw(form_root: Any, direct: bool = False) -> np.ndarray | None:
 _canvas = threading.local()
 
 
-def _draw_rgba(data: bytes, start: Any = _WHITE) -> np.ndarray | None:
-    """Draw ``data`` by :func:`vector_gym.render.backends.draw_render_form`'s skia steps onto a
-    canvas cleared to ``start`` (an RGB colour, or None: transparent) or holding it (an RGBA
-    array, premultiplied); the canvas itself (112 x 112 x 4, reused by the next call), or None
-    when skia cannot draw ``data``."""
+def _canvas_for(start: Any) -> tuple[np.ndarray, Any]:
+    """This thread's canvas, cleared to ``start`` (an RGB colour, or None: transparent) or
+    holding it (an RGBA array, premultiplied): ``(its 112 x 112 x 4 pixels, skia canvas)``."""
     import skia
 
     entry = getattr(_canvas, "entry", None)
@@ -225,24 +222,31 @@ def _draw_rgba(data: bytes, start: Any = _WHITE) -> np.ndarray | None:
         canvas.clear(skia.Color(*start))
     else:
         np.copyto(rgba, start)
+    return rgba, canvas
+
+
+def _draw_rgba(data: bytes, start: Any = _WHITE) -> np.ndarray | None:
+    """Draw ``data`` by :func:`vector_gym.render.backends.draw_render_form`'s skia steps onto
+    the canvas of :func:`_canvas_for` ``(start)``; the canvas itself (112 x 112 x 4, reused by
+    the next call), or None when skia cannot draw ``data``."""
+    rgba, canvas = _canvas_for(start)
+    dom = _parsed(data)
+    if dom is None:
+        return None
     try:
-        dom = skia.SVGDOM.MakeFromStream(skia.MemoryStream(data))
-        if dom is None:
-            return None
-        dom.setContainerSize(skia.Size(VISIBILITY_SIZE, VISIBILITY_SIZE))
         dom.render(canvas)
     except MemoryError:
         return None
     return rgba
 
 
-#: fewest children of the drawing list per checkpoint, most checkpoints per form (each holds a
-#: copy of part of the form and a 49 KiB canvas), the fewest children a form needs to get
-#: them, and after how many trials (only speed depends on these, never a task)
-_CHECKPOINT_STEP = 8
-_CHECKPOINT_MAX = 8
-_CHECKPOINT_MIN_CHILDREN = 16
-_CHECKPOINT_AFTER_TRIALS = 4
+#: most snapshots per form (each a 49 KiB canvas), fewest children of the drawing list between
+#: two, the fewest children a form needs to get them, and after how many trials a form is cut
+#: into segments (only speed depends on these, never a task)
+_SNAPSHOT_MAX = 8
+_SNAPSHOT_STEP = 8
+_SNAPSHOT_MIN_CHILDREN = 16
+_SEGMENT_AFTER_TRIALS = 3
 #: attributes of a group that draws its children straight onto the canvas (no layer: no
 #: opacity, filter, mask, clip or blend), so that its list can be drawn in two parts
 _NO_LAYER = frozenset(
@@ -271,80 +275,237 @@ def _drawing_list(root: Any) -> Any:
         return node
 
 
-def _path_to(root: Any, node: Any) -> list[int]:
-    out = []
-    while node is not root:
-        parent = node.getparent()
-        out.append(parent.index(node))
-        node = parent
-    return out[::-1]
+@dataclass
+class Segments:
+    """A render form cut at its drawing list (module docstring): one parsed skia document per
+    child, each holding that child under the list's ancestors (attributes only)."""
+
+    #: the children of the drawing list (``<defs>`` apart: in every document), in order
+    children: list[Any]
+    #: ``skia.SVGDOM`` of each child
+    docs: list[Any]
+    #: id of an element inside a child (or of the child) -> the child's position (the first
+    #: element of an id only, as :func:`first_by_id`)
+    top: dict[str, int]
+    #: ``(k, canvas)``: the 112 x 112 RGBA canvas after drawing children ``0 .. k-1`` on white
+    snapshots: list[tuple[int, np.ndarray]]
+    #: the text of a document before and after its child
+    head: bytes
+    tail: bytes
+    #: the clean picture as these documents draw it (112 x 112 RGBA, RGB equal to the clean
+    #: image): what a picture drawn from them is compared with
+    clean: np.ndarray
 
 
-def _checkpoints(form: RenderForm, clean: np.ndarray) -> tuple:
-    """Suffix forms of ``form`` (module docstring): for every ``step`` children of its drawing
-    list (at most :data:`_CHECKPOINT_MAX`), a copy holding only the later children, with the canvas
-    after drawing the earlier ones (a copy holding only those, drawn on white) to start from.
+def _parsed(data: bytes) -> Any:
+    """``data`` parsed by skia as :func:`vector_gym.render.backends.draw_render_form` parses
+    it (container 112 x 112), or None when skia cannot."""
+    import skia
 
-    Drawing a suffix form onto its start gives the clean picture because skia composites each
-    child of a list without a layer onto what is below, pixel by pixel, in order: each
-    checkpoint is checked to give exactly ``clean`` (RGB) before it is used; () if one does not.
+    try:
+        dom = skia.SVGDOM.MakeFromStream(skia.MemoryStream(data))
+    except MemoryError:
+        return None
+    if dom is not None:
+        dom.setContainerSize(skia.Size(VISIBILITY_SIZE, VISIBILITY_SIZE))
+    return dom
+
+
+_REFERENCES = etree.XPath("descendant-or-self::*/@*[contains(., 'url(') or contains(local-name(), 'href')]")
+_LOCAL_URL = re.compile(r"url\(\s*#([^)\s]*)\s*\)")
+
+
+def _frame(root: Any, node: Any, defs: list[Any]) -> tuple[bytes, bytes] | None:
+    """The text before and after the children of ``node`` in a copy of ``root`` holding only
+    ``node``, its ancestors (attributes only) and ``defs`` (children of ``node``, first),
+    serialised as a direct render form is."""
+    chain = [node, *node.iterancestors()][::-1]
+    top = cur = etree.Element(root.tag, dict(root.attrib), nsmap=root.nsmap)
+    for a in chain[1:]:
+        cur = etree.SubElement(cur, a.tag, dict(a.attrib))
+    for d in defs:
+        cur.append(copy.deepcopy(d))
+        cur[-1].tail = None
+    etree.SubElement(cur, _SVG + "m")
+    parts = etree.tostring(top, encoding="utf-8").split(b"<m/>")
+    return (parts[0], parts[1]) if len(parts) == 2 else None
+
+
+def _segments(form: RenderForm, clean: np.ndarray) -> Segments | bool:
+    """``form`` cut at its drawing list (:class:`Segments`), or False where it is not cut.
+
+    Drawing the documents one after another onto a white canvas gives the clean picture because
+    skia composites each child of a list without a layer onto what is below, pixel by pixel, in
+    order (each document applies the same root viewport and group attributes before its child):
+    this is checked, exactly, before the segments are used (False when it fails).
     """
+    if not form.direct:
+        return False
     node = _drawing_list(form.root)
-    if node is None or len(node) < _CHECKPOINT_MIN_CHILDREN:
-        return ()
-    where = _path_to(form.root, node)
-    form.step = step = max(_CHECKPOINT_STEP, -(-len(node) // (_CHECKPOINT_MAX + 1)))
-    out = []
-    for j in range(step, len(node), step):
-        prefix, suffix = copy.deepcopy(form.root), copy.deepcopy(form.root)
-        for tree, keep in ((prefix, slice(j, None)), (suffix, slice(0, j))):
-            lst = tree
-            for i in where:
-                lst = lst[i]
-            for ch in list(lst)[keep]:
-                lst.remove(ch)
-        snap = _draw_rgba(_serialised(prefix, form.direct))
-        if snap is None:
-            return ()
-        snap = snap.copy()
-        drawn = _draw_rgba(_serialised(suffix, form.direct), snap)
-        if drawn is None or not np.array_equal(drawn[..., :3], clean):
-            return ()
-        out.append(
-            RenderForm(
-                suffix, first_by_id(suffix), form.direct, form.footprints, form.subset, snap,
-                checkpoints=(),
-            )
-        )
-    for k, ch in enumerate(node):
+    if node is None:
+        return False
+    # ``<defs>`` (the clip paths the normaliser makes for nested viewports) go into every
+    # document; every reference must be to an element inside them
+    defs = [ch for ch in node if ch.tag == _SVG + "defs"]
+    drawn = [ch for ch in node if ch.tag != _SVG + "defs"]
+    targets = {el.get("id") for d in defs for el in d.iter() if isinstance(el.tag, str)}
+    for ch in drawn:
+        for value in _REFERENCES(ch):
+            if value.attrname.endswith("href") or _LOCAL_URL.sub("", value).find("url(") >= 0:
+                return False
+            if any(i not in targets for i in _LOCAL_URL.findall(value)):
+                return False
+    frame = _frame(form.root, node, defs) if drawn else None
+    if frame is None:
+        return False
+    head, tail = frame
+    docs = []
+    top: dict[str, int] = {}
+    for k, ch in enumerate(drawn):
+        dom = _parsed(head + _child_text(ch) + tail)
+        if dom is None:
+            return False
+        docs.append(dom)
         for el in ch.iter():
             i = el.get("id") if isinstance(el.tag, str) else None
-            if i and i not in form.top:
-                form.top[i] = k
-    return tuple(out)
+            if i and i not in top and form.by_id.get(i) is el:
+                top[i] = k
+    n = len(docs)
+    step = max(_SNAPSHOT_STEP, -(-n // (_SNAPSHOT_MAX + 1))) if n >= _SNAPSHOT_MIN_CHILDREN else 0
+    snapshots = []
+    rgba, canvas = _canvas_for(_WHITE)
+    for k, dom in enumerate(docs):
+        if step and k and k % step == 0:
+            snapshots.append((k, rgba.copy()))
+        dom.render(canvas)
+    if not np.array_equal(rgba[..., :3], clean):
+        return False
+    return Segments(drawn, docs, top, snapshots, head, tail, rgba.copy())
 
 
-def _suffix_form(form: RenderForm, prep: Any, part: str, anchors: list[str | None]) -> RenderForm:
-    """The suffix form (:func:`_checkpoints`) a trial on ``part`` (inserting after the elements
-    with ids ``anchors``) can be spliced into and drawn from; ``form`` itself when none."""
-    form.trials += 1
-    if form.checkpoints is None:
-        if form.trials < _CHECKPOINT_AFTER_TRIALS:
-            return form
-        form.checkpoints = _checkpoints(form, clean_image(prep))
-    if not form.checkpoints:
-        return form
-    first = len(form.top)
-    for i in (part, *anchors):
-        k = form.top.get(i) if i else None
-        if k is None:
-            return form
-        first = min(first, k)
-    n = first // form.step
-    return form.checkpoints[min(n, len(form.checkpoints)) - 1] if n else form
+_XMLNS_SVG = b' xmlns="' + SVG_NS.encode() + b'"'
+
+
+def _child_text(ch: Any) -> bytes:
+    """``ch`` serialised (without its tail) as it is inside its direct render form."""
+    text = etree.tostring(ch, encoding="utf-8", with_tail=False)
+    name = b"<" + ch.tag.rpartition("}")[2].encode()
+    if text.startswith(name + _XMLNS_SVG):  # the declaration lxml writes on a subtree's top
+        text = name + text[len(name) + len(_XMLNS_SVG) :]
+    return text
+
+
+def _group_document(trial: Any, tops: list[Any], prep: Any, subset: bool) -> bytes | None:
+    """The render form of ``tops`` (elements of ``trial``, in document order) under their
+    ancestors, lowered as the clean form was: with ``subset``, by the text lowering
+    (:func:`lower_skia_subset_text`) where it applies, else the tree lowering (None when they
+    are outside skia's subset: the trial is then drawn whole); else by the full normaliser."""
+    # Normalised as built, without the pre-check of a whole document: on a plain scene that
+    # is well inside the render limits (clean_image) it finds nothing to strip or reject in one
+    # element and its ancestors.
+    small = reduced_copy(trial, tops)
+    data = _document(small, prep)
+    if not subset:
+        try:
+            return to_svg_bytes(simplify_tree(small, size=_SIZE))
+        except (CSSTooComplex, MemoryError):
+            return None
+    # Without "&" the text is the tree (no character or entity reference), as the text
+    # lowering requires.
+    if b"&" not in data:
+        out = lower_skia_subset_text(data.decode("utf-8"), _SIZE)
+        if out is not None:
+            return out
+    if not lower_skia_subset(small, _SIZE):
+        return None
+    return to_svg_bytes(small)
+
+
+def _snapshot_before(seg: Segments, first: int) -> tuple[int, Any]:
+    """``(k, canvas)``: the last snapshot of ``seg`` after at most ``first`` children, or
+    ``(0, white)`` when there is none; a draw that changes nothing before child ``first``
+    starts from it."""
+    k0, start = 0, _WHITE
+    for k, snap in seg.snapshots:
+        if k > first:
+            break
+        k0, start = k, snap
+    return k0, start
+
+
+def _segmented(
+    prep: Any,
+    form: RenderForm,
+    seg: Segments,
+    trial: Any,
+    el: Any,
+    part: str,
+    new: list[Any],
+    at_least: float,
+) -> Any:
+    """The trial's image drawn from ``seg`` (module docstring); None where it does not apply.
+
+    ``trial`` is the corrupted tree (None: ``part`` deleted from the clean scene), ``el`` its
+    changed element (None: deleted), ``new`` the inserted elements at the
+    top of what the trial inserted. With ``at_least > 0``, the float of :func:`_footprint_bound`
+    instead where that bound proves the changed share below ``at_least``.
+    """
+    t = seg.top.get(part)
+    if t is None or seg.children[t] is not form.by_id[part]:
+        return None  # not a child of the drawing list (inside one: _spliced's splice)
+    # what the trial draws where: position p -> elements drawn after the clean child p (at t:
+    # instead of it)
+    placed: dict[int, list[Any]] = {t: [el]} if el is not None else {}
+    for x in new:
+        pid = _previous_id(x)
+        if pid == part:
+            if el is None:
+                return None
+            p = t
+        else:
+            p = seg.top.get(pid) if pid else None
+            if p is None or seg.children[p] is not form.by_id[pid]:
+                return None
+        placed.setdefault(p, []).append(x)
+    groups: dict[int, Any] = {}
+    for p, tops in placed.items():
+        data = _group_document(trial, tops, prep, form.subset)
+        dom = _parsed(data) if data is not None else None
+        if dom is None:
+            return None
+        groups[p] = dom
+    if at_least > 0:
+        old_fp = _old_footprint(form, part, form.by_id[part])
+        bound = _footprint_bound(old_fp, list(groups.values()), at_least)
+        if bound is not None:
+            return bound
+    return _draw_segments(seg, t, groups)
+
+
+def _draw_segments(seg: Segments, t: int, groups: dict[int, Any]) -> np.ndarray | None:
+    """The picture of the clean children with child ``t`` left out and each document of
+    ``groups`` (position -> parsed document) drawn after the child at its position (at ``t``:
+    instead of it), from the last snapshot before the first change; None if skia fails.
+
+    The picture is this thread's canvas (112 x 112 RGBA, opaque): valid until its next draw.
+    """
+    k0, start = _snapshot_before(seg, min([t] + [p + 1 for p in groups if p != t]))
+    rgba, canvas = _canvas_for(start)
+    docs = seg.docs
+    try:
+        for i in range(k0, len(docs)):
+            if i != t:
+                docs[i].render(canvas)
+            dom = groups.get(i)
+            if dom is not None:
+                dom.render(canvas)
+    except MemoryError:
+        return None
+    return rgba
 
 
 _PIXELS = VISIBILITY_SIZE * VISIBILITY_SIZE
+_RGB_BYTES = np.array([255, 255, 255, 0], dtype=np.uint8).view(np.uint32)[0]
 #: most pixels of an element's clean footprint that are kept (a larger footprint proves nothing
 #: below any threshold under a quarter of the picture; only its size matters then)
 _FOOTPRINT_KEPT = _PIXELS // 4
@@ -365,10 +526,11 @@ def _serialised(root: Any, direct: bool) -> bytes:
     return etree.tostring(root, encoding="utf-8") if direct else to_svg_bytes(root)
 
 
-def _footprint_bound(
-    form: RenderForm, old_fp: Any, placed: list[Any], direct: bool, at_least: float
-) -> float | None:
+def _footprint_bound(old_fp: Any, placed: list[Any], at_least: float) -> float | None:
     """An upper bound of the trial's changed-pixel share when it is below ``at_least``, else None.
+
+    ``old_fp``: :func:`_old_footprint` of the changed element; ``placed``: parsed skia documents
+    (:func:`_parsed`) holding what the trial draws instead (each element under its ancestors).
 
     Why it bounds (plain scenes only): the trial's document is the clean one with element X
     replaced (or removed, or followed by inserted copies). skia draws the elements one after
@@ -384,9 +546,13 @@ def _footprint_bound(
     if old_fp is None or old_fp.size >= limit:  # the old coverage alone is too large
         return None
     if placed:
-        mask = _coverage(_serialised(reduced_copy(form.root, placed), direct))
-        if mask is None:
+        rgba, canvas = _canvas_for(None)
+        try:
+            for dom in placed:
+                dom.render(canvas)
+        except MemoryError:
             return None
+        mask = rgba[..., 3] != 0
         if old_fp.size:
             mask.flat[old_fp] = True
         count = int(np.count_nonzero(mask))
@@ -455,20 +621,51 @@ def first_by_id(root: Any) -> dict[str, Any]:
 
 
 def reduced_copy(root: Any, tops: list[Any]) -> Any:
-    """A copy of ``root`` holding only ``tops`` (whole) and their ancestors (attributes only)."""
-    # lxml proxies live while referenced: hold the elements themselves, never their id()
-    keep = {a for t in tops for a in t.iterancestors()}
-    top_set = set(tops)
+    """A copy of ``root`` holding only ``tops`` (whole) and their ancestors (attributes only).
 
-    def fill(src: Any, dst: Any) -> None:
-        for ch in src:
-            if ch in top_set:
-                dst.append(copy.deepcopy(ch))
-            elif ch in keep:
-                fill(ch, etree.SubElement(dst, ch.tag, dict(ch.attrib)))
+    Elements of ``tops`` keep their document order (one inside another comes with it); an
+    element outside ``root``'s tree, or ``root`` itself, adds nothing.
 
+    Examples
+    --------
+    >>> from vector_gym.svg.parse import parse_svg
+    >>> root = parse_svg('<svg xmlns="http://www.w3.org/2000/svg"><g id="g" fill="red">'
+    ...                  '<rect id="a"/><rect id="b"/></g><circle id="c"/></svg>')
+    >>> small = reduced_copy(root, [root[1], root[0][1]])
+    >>> [(el.get("id"), len(el)) for el in small.iter() if el is not small]
+    [('g', 1), ('b', 0), ('c', 0)]
+    """
     out = etree.Element(root.tag, dict(root.attrib), nsmap=root.nsmap)
-    fill(root, out)
+    entries = []  # (position path from root, ancestors below root (top first), element)
+    for top in tops:
+        path: list[int] = []
+        chain: list[Any] = []
+        node = top
+        parent = node.getparent()
+        while parent is not None:
+            path.append(parent.index(node))
+            if parent is root:
+                break
+            chain.append(parent)
+            node, parent = parent, parent.getparent()
+        else:
+            continue  # not inside root (or root itself)
+        entries.append((path[::-1], chain, top))
+    entries.sort(key=lambda e: e[0])
+    # lxml proxies live while referenced: hold the elements themselves, never their id()
+    made: dict[Any, Any] = {root: out}
+    last: list[int] | None = None
+    for path, chain, top in entries:
+        if last is not None and path[: len(last)] == last:
+            continue  # inside the previous top: copied with it
+        last = path
+        dst = out
+        for a in reversed(chain):
+            made_a = made.get(a)
+            if made_a is None:
+                made_a = made[a] = etree.SubElement(dst, a.tag, dict(a.attrib))
+            dst = made_a
+        dst.append(copy.deepcopy(top))
     return out
 
 
@@ -478,6 +675,23 @@ def _previous_id(x: Any) -> str | None:
     while prev is not None and not isinstance(prev.tag, str):
         prev = prev.getprevious()
     return prev.get("id") if prev is not None else None
+
+
+def _inside_one_child(form: RenderForm, part: str, inserted: list[Any]) -> int | None:
+    """The position of the child of the drawing list (:class:`Segments`) that holds every
+    change of a trial on ``part`` inserting ``inserted`` after their previous siblings, when
+    all lie strictly inside it; else None."""
+    seg = form.segments
+    if not seg:
+        return None
+    t = seg.top.get(part)
+    if t is None or seg.children[t] is form.by_id[part]:
+        return None
+    for x in inserted:
+        pid = _previous_id(x)
+        if pid != part and (seg.top.get(pid) != t or seg.children[t] is form.by_id[pid]):
+            return None
+    return t
 
 
 def _spliced(
@@ -495,12 +709,19 @@ def _spliced(
         found = _BY_ID(trial, i=part)
         el = found[0] if found else None
     tops = ([el] if el is not None else []) + [x for x in new if x.getparent() not in new]
-    if form.start is None:
-        form = _suffix_form(form, prep, part, [_previous_id(x) for x in tops[1 if el is not None else 0 :]])
+    form.trials += 1
+    if form.segments is None and form.trials >= _SEGMENT_AFTER_TRIALS:
+        form.segments = _segments(form, clean_image(prep))
+    if form.segments:
+        inserted = tops[1 if el is not None else 0 :]
+        img = _segmented(prep, form, form.segments, trial, el, part, inserted, at_least)
+        if img is not None:
+            return img
     old = form.by_id.get(part)
     if old is None or old.getparent() is None:
         return None
     old_fp = _old_footprint(form, part, old) if at_least > 0 else None
+    inside = _inside_one_child(form, part, tops[1 if el is not None else 0 :])
     normal: dict[str, Any] = {}
     if tops:
         # Normalised as built, without the text round trip and pre-check of a whole document:
@@ -552,17 +773,17 @@ def _spliced(
             and _direct_root(form.root)
             and not any(_PREFIXED_IN(e) or _XLINK_IN(e) for e in placed)
         )
-        if at_least > 0:
-            bound = _footprint_bound(form, old_fp, placed, direct, at_least)
-            if bound is not None:
-                return bound
-        if form.start is not None:
-            drawn = _draw_rgba(_serialised(form.root, direct), form.start)
-            if drawn is None:
-                return None
-            img = np.empty((VISIBILITY_SIZE, VISIBILITY_SIZE, 3), dtype=np.uint8)
-            _copy_rgb(drawn, img)
-            return img
+        if old_fp is not None and old_fp.size < at_least * _PIXELS:
+            doms = [_parsed(_serialised(reduced_copy(form.root, placed), direct))] if placed else []
+            if None not in doms:
+                bound = _footprint_bound(old_fp, doms, at_least)
+                if bound is not None:
+                    return bound
+        if inside is not None and direct:
+            # every change is inside one child of the drawing list: only it is parsed again
+            seg = form.segments
+            dom = _parsed(seg.head + _child_text(seg.children[inside]) + seg.tail)
+            return _draw_segments(seg, inside, {inside: dom}) if dom is not None else None
         return _draw(form.root, direct)
     finally:
         for step in reversed(undo):
@@ -626,6 +847,11 @@ def changed_fraction(
         img = render_whole(trial, prep)
     if img is None or clean is None:
         return 0.0
+    if img.shape[2] == 4:  # drawn from segments (RGBA): compared with their clean canvas
+        moved = np.maximum(img, form.segments.clean)
+        moved -= np.minimum(img, form.segments.clean)  # uint8, no overflow
+        # a pixel's four "moved" bytes as one word, its alpha byte masked out
+        return np.count_nonzero((moved > CHANGED_LEVEL).view(np.uint32) & _RGB_BYTES) / _PIXELS
     moved = (np.maximum(img, clean) - np.minimum(img, clean)) > CHANGED_LEVEL  # uint8, no overflow
     changed = moved[..., 0] | moved[..., 1] | moved[..., 2]
     return np.count_nonzero(changed) / changed.size

@@ -26,19 +26,22 @@ Segments: skia draws the children of the root (or of the wrapping group the norm
 the root's paint on, when it has no opacity or other layer) one after another straight onto
 the canvas. A form used for a few trials is cut there (:func:`_segments`): one document per
 child, holding it under the list's ancestors (attributes only) and the list's ``<defs>``, parsed
-by skia once and kept. A trial that changes a child of the list (or inserts one after a child)
+by skia once and kept, with the box of every pixel the child's draw can write (its *touch box*,
+:func:`_touch_boxes`). A trial that changes a child of the list (or inserts one after a child)
 then parses only the changed element, lowered in a document holding it and its ancestors (by
 the text lowering :func:`~vector_gym.svg.normalise.subset_text.lower_skia_subset_text` where it
-applies), and draws the kept documents before and after it onto one canvas: skia's parse of the
-scene, half of a Vector-Bench scene's draw, is skipped (:func:`_segmented`); a change inside a
-child is spliced into the form and parses that child again. Forms with at least 16 children
-keep snapshots of the canvas every eighth child (at most eight), and a draw starts from the
-last one before the first change. Drawing the documents one after another is checked to give
-exactly the clean picture before they are used.
+applies), and draws it with the kept documents onto one canvas: skia's parse of the scene is
+skipped (:func:`_segmented`). Only the pixels of the changed element's two footprints (below)
+can change by more than one level, so only they are counted, and only the children whose touch
+box meets their box are drawn: a child whose box misses leaves those pixels as it found them
+(a Vector-Bench trial draws 14 of its scene's 63 children on average). A change inside a child
+is spliced into the form, and that child is parsed again and the whole list drawn. Drawing the
+documents one after another is checked to give exactly the clean picture before they are used.
 
 The splice gives the same document as normalising the whole trial, so the same pixels:
 ``tests/tasks/test_repairgen_visibility.py`` checks image equality with ``render_many`` over
-generated tasks of every operator, drawn whole, from segments and from snapshots. RepairGen's tasks do not depend on which path drew them.
+generated tasks of every operator, and for a trial counted from segments the same changed
+share. RepairGen's tasks do not depend on which path drew them.
 
 About half of the trials are invisible, most of them on small elements. A caller that only
 compares the share with a threshold passes it (``changed_fraction(..., at_least=...)``), and a
@@ -240,12 +243,7 @@ def _draw_rgba(data: bytes, start: Any = _WHITE) -> np.ndarray | None:
     return rgba
 
 
-#: most snapshots per form (each a 49 KiB canvas), fewest children of the drawing list between
-#: two, the fewest children a form needs to get them, and after how many trials a form is cut
-#: into segments (only speed depends on these, never a task)
-_SNAPSHOT_MAX = 8
-_SNAPSHOT_STEP = 8
-_SNAPSHOT_MIN_CHILDREN = 16
+#: after how many trials a form is cut into segments (only speed depends on it, never a task)
 _SEGMENT_AFTER_TRIALS = 3
 #: attributes of a group that draws its children straight onto the canvas (no layer: no
 #: opacity, filter, mask, clip or blend), so that its list can be drawn in two parts
@@ -287,8 +285,10 @@ class Segments:
     #: id of an element inside a child (or of the child) -> the child's position (the first
     #: element of an id only, as :func:`first_by_id`)
     top: dict[str, int]
-    #: ``(k, canvas)``: the 112 x 112 RGBA canvas after drawing children ``0 .. k-1`` on white
-    snapshots: list[tuple[int, np.ndarray]]
+    #: per child, ``(top, -bottom, left, -right)`` (inclusive) of the box of every pixel its
+    #: draw can write (:func:`_touch_boxes`); None when not known (then a trial draws every
+    #: child)
+    boxes: np.ndarray | None
     #: the text of a document before and after its child
     head: bytes
     tail: bytes
@@ -311,7 +311,9 @@ def _parsed(data: bytes) -> Any:
     return dom
 
 
-_REFERENCES = etree.XPath("descendant-or-self::*/@*[contains(., 'url(') or contains(local-name(), 'href')]")
+_REFERENCES = etree.XPath(
+    "descendant-or-self::*/@*[contains(., 'url(') or contains(local-name(), 'href')]"
+)
 _LOCAL_URL = re.compile(r"url\(\s*#([^)\s]*)\s*\)")
 
 
@@ -370,17 +372,94 @@ def _segments(form: RenderForm, clean: np.ndarray) -> Segments | bool:
             i = el.get("id") if isinstance(el.tag, str) else None
             if i and i not in top and form.by_id.get(i) is el:
                 top[i] = k
-    n = len(docs)
-    step = max(_SNAPSHOT_STEP, -(-n // (_SNAPSHOT_MAX + 1))) if n >= _SNAPSHOT_MIN_CHILDREN else 0
-    snapshots = []
+    boxes = _touch_boxes(form.root, node, defs, drawn)
     rgba, canvas = _canvas_for(_WHITE)
-    for k, dom in enumerate(docs):
-        if step and k and k % step == 0:
-            snapshots.append((k, rgba.copy()))
+    for dom in docs:
         dom.render(canvas)
     if not np.array_equal(rgba[..., :3], clean):
         return False
-    return Segments(drawn, docs, top, snapshots, head, tail, rgba.copy())
+    return Segments(drawn, docs, top, boxes, head, tail, rgba.copy())
+
+
+#: attributes whose effect on which pixels an element writes is its geometry (with its
+#: ancestors'), its clip or whether it draws at all: a child of the drawing list holding only
+#: these gets a touch box (:func:`_touch_boxes`)
+_TOUCH_ATTRIBUTES = frozenset(
+    {
+        "id", "class", "fill", "stroke", "stroke-width", "fill-opacity", "stroke-opacity",
+        "opacity", "fill-rule", "clip-rule", "stroke-linecap", "stroke-linejoin",
+        "stroke-miterlimit", "stroke-dasharray", "stroke-dashoffset", "pathLength", "transform",
+        "x", "y", "width", "height", "rx", "ry", "cx", "cy", "r", "x1", "y1", "x2", "y2", "d",
+        "points", "clip-path", "clipPathUnits", "viewBox", "preserveAspectRatio", "visibility",
+        "display", "color",
+    }
+)
+_OPACITIES = ("opacity", "fill-opacity", "stroke-opacity")
+
+
+def _opaque(el: Any) -> bool:
+    """Make every paint of ``el``'s subtree (a copy) opaque black and every opacity 1, in place;
+    False (and nothing reliable) when an attribute outside :data:`_TOUCH_ATTRIBUTES` appears."""
+    for e in el.iter():
+        if not isinstance(e.tag, str):
+            continue
+        attrib = e.attrib
+        if any(k not in _TOUCH_ATTRIBUTES for k in attrib):
+            return False
+        for k in _OPACITIES:
+            if k in attrib:
+                attrib[k] = "1"
+        for k in ("fill", "stroke"):
+            v = attrib.get(k)
+            if v is not None and v.strip() != "none":
+                attrib[k] = "#000"
+    return True
+
+
+def _touch_boxes(root: Any, node: Any, defs: list[Any], drawn: list[Any]) -> np.ndarray | None:
+    """Per child of the drawing list, the box of every pixel its draw can write: an
+    ``(n, 4)`` array of ``(top, -bottom, left, -right)`` (inclusive; an empty box where it
+    writes none; the whole canvas for a child with an attribute not understood here), or None
+    when the drawing list's ancestors have such an attribute.
+
+    Why it holds: skia writes a pixel only where the rasterised coverage of a shape (or of a
+    layer's content) is above zero, and the coverage depends on the geometry, the stroke and the
+    clip alone. With every paint made opaque black and every opacity 1 (:func:`_opaque`, on the
+    child and on the ancestors its document holds), a pixel of coverage above zero draws alpha
+    above zero on a transparent canvas, so the box of those pixels, one pixel wider on every
+    side, holds every pixel the real draw writes. A child whose box misses a set of pixels
+    leaves those pixels exactly as it found them.
+    """
+    top = etree.Element(root.tag, dict(root.attrib), nsmap=root.nsmap)
+    chain = [node, *node.iterancestors()][::-1]
+    cur = top
+    for a in chain[1:]:
+        cur = etree.SubElement(cur, a.tag, dict(a.attrib))
+    if not _opaque(top):
+        return None
+    for d in defs:
+        cur.append(copy.deepcopy(d))
+    out = np.empty((len(drawn), 4), dtype=np.int16)
+    last = VISIBILITY_SIZE - 1
+    for k, ch in enumerate(drawn):
+        dup = copy.deepcopy(ch)
+        if not _opaque(dup):
+            out[k] = (0, -last, 0, -last)
+            continue
+        cur.append(dup)
+        rgba = _draw_rgba(_serialised(top, True), None)
+        cur.remove(dup)
+        if rgba is None:
+            return None
+        painted = rgba[..., 3] != 0
+        rows = np.flatnonzero(painted.any(axis=1))
+        if rows.size:
+            cols = np.flatnonzero(painted.any(axis=0))
+            y0, y1 = max(rows[0] - 1, 0), min(rows[-1] + 1, last)
+            out[k] = (y0, -y1, max(cols[0] - 1, 0), -min(cols[-1] + 1, last))
+        else:
+            out[k] = (last + 1, 0, last + 1, 0)  # writes nothing: meets no box
+    return out
 
 
 _XMLNS_SVG = b' xmlns="' + SVG_NS.encode() + b'"'
@@ -421,16 +500,8 @@ def _group_document(trial: Any, tops: list[Any], prep: Any, subset: bool) -> byt
     return to_svg_bytes(small)
 
 
-def _snapshot_before(seg: Segments, first: int) -> tuple[int, Any]:
-    """``(k, canvas)``: the last snapshot of ``seg`` after at most ``first`` children, or
-    ``(0, white)`` when there is none; a draw that changes nothing before child ``first``
-    starts from it."""
-    k0, start = 0, _WHITE
-    for k, snap in seg.snapshots:
-        if k > first:
-            break
-        k0, start = k, snap
-    return k0, start
+class Exact(float):
+    """A changed-pixel share counted exactly (where a float alone may be a bound)."""
 
 
 def _segmented(
@@ -443,12 +514,18 @@ def _segmented(
     new: list[Any],
     at_least: float,
 ) -> Any:
-    """The trial's image drawn from ``seg`` (module docstring); None where it does not apply.
+    """The trial's changed share (:class:`Exact`) drawn from ``seg`` (module docstring); None
+    where this does not apply.
 
     ``trial`` is the corrupted tree (None: ``part`` deleted from the clean scene), ``el`` its
-    changed element (None: deleted), ``new`` the inserted elements at the
-    top of what the trial inserted. With ``at_least > 0``, the float of :func:`_footprint_bound`
-    instead where that bound proves the changed share below ``at_least``.
+    changed element (None: deleted), ``new`` the inserted elements at the top of what the trial
+    inserted. With ``at_least > 0``, the float of :func:`_footprint_bound` instead where that
+    bound proves the changed share below ``at_least``.
+
+    Only the pixels of the footprints' union can change by more than one level
+    (:func:`_footprint_bound`), so the share is counted there, and a child of the drawing list
+    whose touch box misses the union's box is not drawn: those pixels are exactly what the whole
+    trial's draw gives them.
     """
     t = seg.top.get(part)
     if t is None or seg.children[t] is not form.by_id[part]:
@@ -474,34 +551,85 @@ def _segmented(
         if dom is None:
             return None
         groups[p] = dom
-    if at_least > 0:
-        old_fp = _old_footprint(form, part, form.by_id[part])
-        bound = _footprint_bound(old_fp, list(groups.values()), at_least)
-        if bound is not None:
-            return bound
-    return _draw_segments(seg, t, groups)
+    if part not in form.footprints:  # the child's own document, drawn alone
+        rgba, canvas = _canvas_for(None)
+        try:
+            seg.docs[t].render(canvas)
+        except MemoryError:
+            return None
+        form.footprints[part] = _kept_footprint(rgba[..., 3] != 0)
+    old_fp = form.footprints[part]
+    union = None
+    if old_fp is not None:
+        union = _union(old_fp, list(groups.values()))
+        if union is None:
+            return None
+        if union.size < at_least * _PIXELS:
+            return union.size / _PIXELS  # the bound of _footprint_bound
+        if not union.size:
+            return Exact(0.0)
+    changed = _draw_segments(seg, t, groups, union)
+    return None if changed is None else Exact(changed / _PIXELS)
 
 
-def _draw_segments(seg: Segments, t: int, groups: dict[int, Any]) -> np.ndarray | None:
-    """The picture of the clean children with child ``t`` left out and each document of
-    ``groups`` (position -> parsed document) drawn after the child at its position (at ``t``:
-    instead of it), from the last snapshot before the first change; None if skia fails.
-
-    The picture is this thread's canvas (112 x 112 RGBA, opaque): valid until its next draw.
-    """
-    k0, start = _snapshot_before(seg, min([t] + [p + 1 for p in groups if p != t]))
-    rgba, canvas = _canvas_for(start)
-    docs = seg.docs
+def _union(old_fp: Any, placed: list[Any]) -> np.ndarray | None:
+    """Flat indices (ascending) of the pixels of ``old_fp`` (flat indices) and of those where the
+    documents ``placed`` draw alpha above zero on a transparent canvas; None if skia fails."""
+    rgba, canvas = _canvas_for(None)
     try:
-        for i in range(k0, len(docs)):
-            if i != t:
+        for dom in placed:
+            dom.render(canvas)
+    except MemoryError:
+        return None
+    # premultiplied: a pixel of alpha 0 is all zero, so the pixel's word is zero
+    mask = rgba.view(np.uint32)[..., 0] != 0
+    if old_fp.size:
+        mask.flat[old_fp] = True
+    return np.flatnonzero(mask)
+
+
+def _draw_segments(
+    seg: Segments, t: int, groups: dict[int, Any], union: np.ndarray | None = None
+) -> int | None:
+    """Pixels that change when the clean children are drawn with child ``t`` left out and each
+    document of ``groups`` (position -> parsed document) drawn after the child at its position
+    (at ``t``: instead of it); None if skia fails.
+
+    ``union``: the only pixels that can change (flat indices, ascending, at least one), or None
+    (any). With it, only the children whose touch box meets its box are drawn and only its
+    pixels are counted.
+    """
+    rgba, canvas = _canvas_for(_WHITE)
+    docs = seg.docs
+    if union is not None and seg.boxes is not None:
+        cols = union % VISIBILITY_SIZE
+        # (top, -bottom, left, -right) of each child against (bottom, -top, right, -left) of
+        # the union's box: every one no greater where the two boxes meet
+        bottom, top = union[-1] // VISIBILITY_SIZE, union[0] // VISIBILITY_SIZE
+        reach = (bottom, -top, cols.max(), -cols.min())
+        meets = (seg.boxes <= reach).all(axis=1)
+        meets[t] = False
+        drawn: Any = set(np.flatnonzero(meets).tolist())
+        order: Any = sorted(drawn | groups.keys())
+    else:
+        order = drawn = range(len(docs))
+    try:
+        for i in order:
+            if i != t and i in drawn:
                 docs[i].render(canvas)
             dom = groups.get(i)
             if dom is not None:
                 dom.render(canvas)
     except MemoryError:
         return None
-    return rgba
+    if union is None or seg.boxes is None:
+        got, clean = rgba, seg.clean
+    else:
+        got, clean = rgba.reshape(-1, 4)[union], seg.clean.reshape(-1, 4)[union]
+    moved = np.maximum(got, clean)
+    moved -= np.minimum(got, clean)  # uint8, no overflow
+    # a pixel's four "moved" bytes as one word, its alpha byte masked out
+    return int(np.count_nonzero((moved > CHANGED_LEVEL).view(np.uint32) & _RGB_BYTES))
 
 
 _PIXELS = VISIBILITY_SIZE * VISIBILITY_SIZE
@@ -565,13 +693,15 @@ def _old_footprint(form: RenderForm, part: str, old: Any) -> Any:
     """Flat pixel indices the clean element ``old`` paints (cached), None when too many."""
     if part in form.footprints:
         return form.footprints[part]
-    fp = None
     mask = _coverage(_serialised(reduced_copy(form.root, [old]), form.direct))
-    if mask is not None:
-        idx = np.flatnonzero(mask)
-        fp = idx.astype(np.uint16) if idx.size <= _FOOTPRINT_KEPT else None
-    form.footprints[part] = fp
+    fp = form.footprints[part] = None if mask is None else _kept_footprint(mask)
     return fp
+
+
+def _kept_footprint(mask: np.ndarray) -> Any:
+    """The flat indices of ``mask`` (uint16), None when more than :data:`_FOOTPRINT_KEPT`."""
+    idx = np.flatnonzero(mask)
+    return idx.astype(np.uint16) if idx.size <= _FOOTPRINT_KEPT else None
 
 
 def render_whole(root: Any, prep: Any) -> np.ndarray | None:
@@ -697,12 +827,13 @@ def _inside_one_child(form: RenderForm, part: str, inserted: list[Any]) -> int |
 def _spliced(
     prep: Any, form: RenderForm, trial: Any, part: str, new: list[Any], at_least: float = 0.0
 ) -> Any:
-    """The trial's image through the splice (module docstring); None where it does not apply.
+    """The trial's image through the splice (module docstring), or its changed share counted
+    from segments (:class:`Exact`); None where neither applies.
 
     ``trial`` is the corrupted tree (None: only ``part`` deleted from the clean scene), ``part``
     the id of the element the corruption changed or deleted, ``new`` the elements it inserted.
-    With ``at_least > 0``, a float instead of the image when :func:`_footprint_bound` proves
-    the changed share below ``at_least`` (that bound; nothing is drawn whole).
+    With ``at_least > 0``, a plain float instead when :func:`_footprint_bound` proves the
+    changed share below ``at_least`` (that bound; nothing is drawn whole).
     """
     el = None
     if trial is not None:
@@ -783,7 +914,8 @@ def _spliced(
             # every change is inside one child of the drawing list: only it is parsed again
             seg = form.segments
             dom = _parsed(seg.head + _child_text(seg.children[inside]) + seg.tail)
-            return _draw_segments(seg, inside, {inside: dom}) if dom is not None else None
+            changed = _draw_segments(seg, inside, {inside: dom}) if dom is not None else None
+            return None if changed is None else Exact(changed / _PIXELS)
         return _draw(form.root, direct)
     finally:
         for step in reversed(undo):
@@ -834,7 +966,9 @@ def changed_fraction(
             inserted.append(found)
         if inserted is not None:
             img = _spliced(prep, form, trial, part, inserted, at_least)
-            if isinstance(img, float):
+            if isinstance(img, Exact):  # counted from segments (a numpy float, as counted below)
+                return np.float64(img)
+            if isinstance(img, float):  # a bound below at_least
                 return img
     if img is None:
         if whole is not None:
@@ -847,11 +981,6 @@ def changed_fraction(
         img = render_whole(trial, prep)
     if img is None or clean is None:
         return 0.0
-    if img.shape[2] == 4:  # drawn from segments (RGBA): compared with their clean canvas
-        moved = np.maximum(img, form.segments.clean)
-        moved -= np.minimum(img, form.segments.clean)  # uint8, no overflow
-        # a pixel's four "moved" bytes as one word, its alpha byte masked out
-        return np.count_nonzero((moved > CHANGED_LEVEL).view(np.uint32) & _RGB_BYTES) / _PIXELS
     moved = (np.maximum(img, clean) - np.minimum(img, clean)) > CHANGED_LEVEL  # uint8, no overflow
     changed = moved[..., 0] | moved[..., 1] | moved[..., 2]
     return np.count_nonzero(changed) / changed.size

@@ -292,8 +292,7 @@ class Segments:
     #: the text of a document before and after its child
     head: bytes
     tail: bytes
-    #: the clean picture as these documents draw it (112 x 112 RGBA, RGB equal to the clean
-    #: image): what a picture drawn from them is compared with
+    #: the clean image (112 x 112 RGB, as :func:`clean_image`): what they draw together
     clean: np.ndarray
 
 
@@ -378,7 +377,7 @@ def _segments(form: RenderForm, clean: np.ndarray) -> Segments | bool:
         dom.render(canvas)
     if not np.array_equal(rgba[..., :3], clean):
         return False
-    return Segments(drawn, docs, top, boxes, head, tail, rgba.copy())
+    return Segments(drawn, docs, top, boxes, head, tail, clean)
 
 
 #: attributes whose effect on which pixels an element writes is its geometry (with its
@@ -623,17 +622,15 @@ def _draw_segments(
     except MemoryError:
         return None
     if union is None or seg.boxes is None:
-        got, clean = rgba, seg.clean
+        got, clean = rgba.reshape(-1, 4)[:, :3], seg.clean.reshape(-1, 3)
     else:
-        got, clean = rgba.reshape(-1, 4)[union], seg.clean.reshape(-1, 4)[union]
+        got, clean = rgba.reshape(-1, 4)[union, :3], seg.clean.reshape(-1, 3)[union]
     moved = np.maximum(got, clean)
     moved -= np.minimum(got, clean)  # uint8, no overflow
-    # a pixel's four "moved" bytes as one word, its alpha byte masked out
-    return int(np.count_nonzero((moved > CHANGED_LEVEL).view(np.uint32) & _RGB_BYTES))
+    return int(np.count_nonzero((moved > CHANGED_LEVEL).any(axis=1)))
 
 
 _PIXELS = VISIBILITY_SIZE * VISIBILITY_SIZE
-_RGB_BYTES = np.array([255, 255, 255, 0], dtype=np.uint8).view(np.uint32)[0]
 #: most pixels of an element's clean footprint that are kept (a larger footprint proves nothing
 #: below any threshold under a quarter of the picture; only its size matters then)
 _FOOTPRINT_KEPT = _PIXELS // 4

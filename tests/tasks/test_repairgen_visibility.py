@@ -258,3 +258,25 @@ def test_segment_draws_equal_whole_renders_on_layered_scenes(monkeypatch, tmp_pa
     seen, _ops = _check_splice(monkeypatch, RepairGenConfig(split="all", sources=(str(tmp_path),)), 80)
     assert seen["from segments"] >= 40 and seen["children not drawn"] >= 100, seen
     assert seen["changed"] >= 30 and seen["new"] >= 5 and seen["deleted"] >= 5, seen
+
+
+def test_framed_group_documents_equal_the_whole_documents_lowering(monkeypatch):
+    """A changed element lowered inside its ancestors' kept frame gives byte for byte the text
+    the text lowering gives for the whole small document (its ancestors and it)."""
+    framed = vis._framed_group
+    seen: Counter = Counter()
+
+    def checked(form, tops, prep):
+        out = framed(form, tops, prep)
+        if out is not None:
+            trial = tops[0].getroottree().getroot()
+            assert out == vis._group_document(trial, tops, prep, True)
+            seen["framed"] += 1
+            seen["with an insertion"] += len(tops) > 1
+        return out
+
+    monkeypatch.setattr(vis, "_framed_group", checked)
+    gen = RepairGenerator(RepairGenConfig(split="all", max_repairs=5), seed=2)
+    for i in range(80):
+        gen[i]
+    assert seen["framed"] >= 100 and seen["with an insertion"] >= 3, seen

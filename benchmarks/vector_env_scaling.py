@@ -47,14 +47,16 @@ episode. What the same run measured instead::
     async    837 episodes/s wall; CPU s parent 0.17, workers 0.52 + 0.50; run queue
              0.39 + 0.55 + 0.38 s (parent, workers): 0.77x wall, 1.79x CPU-bound
 
-Every Async step puts each worker and the parent to sleep on a pipe and wakes them again (three
-wake-ups per step); with other work on the machine each wake-up waits in the run queue, here
-about 1 ms a step per process, longer than the episode itself, while Sync never sleeps and keeps
-its core. The env cannot change how often Gymnasium's workers sleep, and shrinking the episode
-only makes the wake-ups weigh more (``--cached``: 0.3 ms episodes). Async is ahead on a 2-core
-machine when its two workers find free cores (the CPU-bound column, 1.79x, and the budget's
-1.75x say by how much) or when episodes are long beside a wake-up (raster suites); on a shared
-2-core machine with a busy neighbour, SyncVectorEnv is the faster choice.
+Each Async step is a barrier: the parent waits for the slower worker. Sync got a core of its own
+(no run-queue delay), so about one core was free of other work; Async's two workers then share
+the other core with the neighbours, the one that does runs at about half speed, and a step costs
+about two episodes, as in Sync, plus the parent's part (the workers waited 0.55 and 0.38 s in the
+run queue over 500 steps, about 1 ms a step, longer than the episode itself). A pipe round trip
+itself is quick at the same load (14-20 us, two processes passing a message back and forth).
+Nothing in the env changes this: shrinking the episode only makes the parent's part weigh more
+(``--cached``: 0.3 ms episodes). Async is ahead on a 2-core machine when both workers find free
+cores (the CPU-bound column, 1.79x, and the budget's 1.75x say by how much); on a 2-core machine
+where another process keeps one core busy, SyncVectorEnv is the faster choice.
 
 Usage::
 

@@ -152,9 +152,9 @@ What was cut:
   children whose touch box (where the child drawn with opaque paint covers, one pixel wider: the
   only pixels skia can write for it) meets the union's box: 14 of a Vector-Bench scene's 63
   children per draw on average, instead of all those after the last snapshot;
-- the changed element is lowered by the text lowering (``subset_text``) inside its ancestors'
-  lowered frame, kept per form (byte-identical to lowering the whole small document; tested),
-  instead of copying, serialising and lowering a document per trial;
+- the changed element is lowered by the text lowering (``subset_text``), its text put in its
+  ancestors' text kept per form (the same lowered bytes as the whole small document's; tested)
+  instead of copying and serialising a small document per trial;
 - ``reduced_copy`` walks the tops' ancestors instead of every sibling; the task's source id index
   is kept across its corruptions and read whole on its first miss.
 

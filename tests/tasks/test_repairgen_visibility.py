@@ -261,8 +261,8 @@ def test_segment_draws_equal_whole_renders_on_layered_scenes(monkeypatch, tmp_pa
 
 
 def test_framed_group_documents_equal_the_whole_documents_lowering(monkeypatch):
-    """A changed element lowered inside its ancestors' kept frame gives byte for byte the text
-    the text lowering gives for the whole small document (its ancestors and it)."""
+    """A changed element put in its ancestors' text kept per form lowers byte for byte to what
+    the whole small document (its ancestors and it, built and serialised) lowers to."""
     framed = vis._framed_group
     seen: Counter = Counter()
 

@@ -79,10 +79,7 @@ from vector_gym.svg.normalise import simplify_tree, to_svg_bytes
 from vector_gym.svg.normalise.common import SVG_NS, XLINK_NS
 from vector_gym.svg.normalise.style import CSSTooComplex
 from vector_gym.svg.normalise.subset import lower_skia_subset
-from vector_gym.svg.normalise.subset_text import _BETWEEN_TAGS, _UNUSED_ID, lower_skia_subset_text
-from vector_gym.svg.normalise.subset_text import _BODY as _SUBSET_BODY
-from vector_gym.svg.normalise.subset_text import _REWRITE as _SUBSET_REWRITE
-from vector_gym.svg.normalise.subset_text import _rewrite as _subset_rewrite
+from vector_gym.svg.normalise.subset_text import lower_skia_subset_text
 from vector_gym.tasks.repairgen_ops import SHAPES
 
 __all__ = [
@@ -130,8 +127,8 @@ class RenderForm:
     trials: int = 0
     #: the form cut at its drawing list (:class:`Segments`): None until made, False when not
     segments: Any = None
-    #: ancestors of a changed element (tags and attributes, parent first) -> the text lowering's
-    #: output around them (:func:`_framed_group`), or False where it declines
+    #: ancestors of a changed element (tags and attributes, parent first) -> the text of its
+    #: small document around it (:func:`_framed_group`), or False where that does not apply
     frames: dict[tuple, Any] = field(default_factory=dict)
 
 
@@ -505,22 +502,20 @@ def _group_document(trial: Any, tops: list[Any], prep: Any, subset: bool) -> byt
     return to_svg_bytes(small)
 
 
-#: a rect the text lowering writes out as it is written, kept apart from the grammar's other
-#: values by its numbers (no element of a frame has them: only ancestors and this)
+#: a rect kept apart from a frame's other elements by its numbers (no element of a frame has
+#: them: only ancestors and this)
 _MARKER = b'<rect x="-0.000717" y="-0.000719" width="0.000711" height="0.000713"/>'
 
 
 def _framed_group(form: RenderForm, tops: list[Any], prep: Any) -> bytes | None:
-    """:func:`_group_document`'s text lowering of ``tops`` (children of one element), with
-    their ancestors' part of the output kept per form: the lowering of the ancestors with a
-    marker element in place of ``tops``, cut at the marker (:data:`RenderForm.frames`), around
-    the lowering of ``tops``' own text. None where either declines (then the whole document is
-    lowered).
+    """:func:`_group_document`'s text lowering of ``tops`` (children of one element), the text
+    of their ancestors kept per form (:data:`RenderForm.frames`: the small document of
+    :func:`_group_document` with a marker element in place of ``tops``, cut at the marker) and
+    ``tops``' own text put in it. None where that does not apply (then the whole document is
+    built and lowered).
 
-    The same text as lowering the whole document: the text lowering checks the root's start
-    tag and rewrites the root alone, and reads and rewrites the content between the root's tags
-    tag by tag (:func:`~vector_gym.svg.normalise.subset_text.lower_skia_subset_text`), so the
-    content around ``tops`` comes out as around the marker.
+    The lowered text is the whole document's: the text differs from its serialisation only by
+    the whitespace after ``tops``, which the text lowering leaves out between tags.
     """
     parent = tops[0].getparent()
     if parent is None or any(x.getparent() is not parent for x in tops):
@@ -529,33 +524,27 @@ def _framed_group(form: RenderForm, tops: list[Any], prep: Any) -> bytes | None:
     key = tuple((a.tag, tuple(a.attrib.items())) for a in chain)
     frame = form.frames.get(key)
     if frame is None:
-        frame = form.frames[key] = _lowered_frame(chain[::-1], prep)
+        frame = form.frames[key] = _frame_text(chain[::-1], prep)
     if not frame:
         return None
     body = b"".join(_child_text(x) for x in tops)
     if b"&" in body or not body.isascii():
         return None  # a character reference: the text is not the tree (the whole decides)
-    text = body.decode("ascii")
-    if not _SUBSET_BODY(text):
-        return None
-    low = _SUBSET_REWRITE.sub(_subset_rewrite, _UNUSED_ID("", _BETWEEN_TAGS("><", text)))
-    return frame[0] + low.encode("ascii") + frame[1]
+    return lower_skia_subset_text((frame[0] + body + frame[1]).decode("ascii"), _SIZE)
 
 
-def _lowered_frame(chain: list[Any], prep: Any) -> tuple[bytes, bytes] | bool:
-    """``(before, after)`` the marker in the text lowering of ``chain`` (root first, attributes
-    only) holding the marker; False when the lowering declines or the marker is not whole."""
+def _frame_text(chain: list[Any], prep: Any) -> tuple[bytes, bytes] | bool:
+    """``(before, after)`` the marker in :func:`_document`'s text of ``chain`` (root first,
+    attributes only) holding the marker; False when the text holds a reference or the marker is
+    not there once."""
     top = cur = etree.Element(chain[0].tag, dict(chain[0].attrib), nsmap=chain[0].nsmap)
     for a in chain[1:]:
         cur = etree.SubElement(cur, a.tag, dict(a.attrib))
-    cur.append(etree.fromstring(_MARKER.replace(b"<rect", b'<rect xmlns="' + SVG_NS.encode() + b'"')))
+    cur.append(etree.fromstring(_MARKER.replace(b"<rect", b"<rect" + _XMLNS_SVG)))
     data = _document(top, prep)
-    if b"&" in data or data.count(_MARKER) != 1:
+    if b"&" in data or not data.isascii() or data.count(_MARKER) != 1:
         return False
-    out = lower_skia_subset_text(data.decode("utf-8"), _SIZE)
-    if out is None or out.count(_MARKER) != 1:
-        return False
-    before, after = out.split(_MARKER)
+    before, after = data.split(_MARKER)
     return before, after
 
 

@@ -176,9 +176,12 @@ other work: both trees slowed, the anchor 22% under the quiet machine's 13,634):
     lxml parse+serialise     10455.2   10692.3    (same-run anchor)
 
 Five alternating runs of the warm measurement alone (load 3.3-4.2): main best 248, median 244;
-after best 296, median 290 (1.19x); steady best 298 and 379 (1.27x). At the quiet machine's
-anchor (13,634/s) the same ratios give about 378 warm and 464 steady (an estimate: no quiet
-machine in this session). Memory: 14 MB more than main after 20,000 tasks (the kept skia
+after best 296, median 290 (1.19x); steady best 298 and 379 (1.27x). The ratio shrinks when the
+machine is busiest: a later ``--compare-with`` run with the anchor at 8,466 and 8,874/s (38% under
+the quiet machine's) gave 207 and 231 warm (1.12x), 240 and 283 steady (1.18x), dense 1.40x; three
+alternating runs right after, at load 0.7-1.6, 197-211 and 243-252 warm (1.2x). At the quiet
+machine's anchor (13,634/s) the first run's ratio gives about 378 warm and 464 steady (an
+estimate: no quiet machine in this session). Memory: 14 MB more than main after 20,000 tasks (the kept skia
 documents). Every generated task is unchanged: ``benchmarks/repairgen_identity.py --compare``
 on the hashes written on main: identical (5,700 tasks of eight configurations).
 

@@ -127,6 +127,64 @@ Best of five alternating runs of the warm measurement alone (load 1.9-2.7): main
 ``benchmarks/repairgen_identity.py --compare`` on the hashes written on main: identical
 (5,700 tasks of eight configurations).
 
+Session 7 (issue 16 item 5 again), the same profile (CPU ms per task, warm, N = 1000; the
+skia rows time every ``SVGDOM`` parse and render, so their wrappers inflate the after column's
+37 draws a little), main (b0db537) and this tree one after the other at load 1.7-2.3 on 2 cores::
+
+                                                 main (b0db537)     after
+    task (1 / warm tasks per second)                  4.43           3.71
+    visibility check (changed_fraction)               2.20           1.69
+      skia parses (4.90 / 6.07 per task)              0.48           0.19
+      skia draws (4.90 / 37.06 per task)              0.56           0.47
+    operators (7.8 calls per task)                    0.65           0.62
+    source preparation (first use of a source)        0.44           0.42
+    task assembly                                     0.34           0.28
+
+What was cut:
+
+- segments: a render form used for three trials is cut at its drawing list into one document
+  per child (under the list's ancestors and ``<defs>``), each parsed by skia once and kept; a
+  trial that changes a child of the list parses only its changed element (half of a
+  Vector-Bench scene's draw was skia's parse of the whole scene). The clean form's snapshots and
+  suffix forms are gone;
+- touch boxes: only the pixels of the footprints' union can move by more than a level (the
+  argument of the footprint bound), so a trial counts those pixels alone and draws only the
+  children whose touch box (where the child drawn with opaque paint covers, one pixel wider: the
+  only pixels skia can write for it) meets the union's box: 14 of a Vector-Bench scene's 63
+  children per draw on average, instead of all those after the last snapshot;
+- the changed element is lowered by the text lowering (``subset_text``), its text put in its
+  ancestors' text kept per form (the same lowered bytes as the whole small document's; tested)
+  instead of copying and serialising a small document per trial;
+- ``reduced_copy`` walks the tops' ancestors instead of every sibling; the task's source id index
+  is kept across its corruptions and read whole on its first miss.
+
+Measured and not used: building segments from the first trial, or their touch boxes later than
+the segments (no faster warm: a form seen for one task pays the build for few draws); touch
+boxes only for forms of 8 or 16 children and more (within the noise); path fields read by one
+``findall`` per command (as fast as the reader's one ``match`` per number); a larger path-scan
+cache (112 fewer misses in 1,000 tasks: most misses are emoji paths seen for the first time).
+
+Results (``--compare-with`` main, 3 rounds, N = 1000, CPU seconds, load 2.3-4.2 on 2 cores from
+other work: both trees slowed, the anchor 22% under the quiet machine's 13,634)::
+
+    configuration              main      after   ratio
+    default cold               218.4     256.5    1.17
+    default warm               244.8     296.3    1.21
+    default steady             273.8     363.6    1.33
+    dense warm                 104.8     153.8    1.47
+    geometric warm             956.7    1060.2    1.11
+    lxml parse+serialise     10455.2   10692.3    (same-run anchor)
+
+Five alternating runs of the warm measurement alone (load 3.3-4.2): main best 248, median 244;
+after best 296, median 290 (1.19x); steady best 298 and 379 (1.27x). The ratio shrinks when the
+machine is busiest: a later ``--compare-with`` run with the anchor at 8,466 and 8,874/s (38% under
+the quiet machine's) gave 207 and 231 warm (1.12x), 240 and 283 steady (1.18x), dense 1.40x; three
+alternating runs right after, at load 0.7-1.6, 197-211 and 243-252 warm (1.2x). At the quiet
+machine's anchor (13,634/s) the first run's ratio gives about 378 warm and 464 steady (an
+estimate: no quiet machine in this session). Memory: 14 MB more than main after 20,000 tasks (the kept skia
+documents). Every generated task is unchanged: ``benchmarks/repairgen_identity.py --compare``
+on the hashes written on main: identical (5,700 tasks of eight configurations).
+
 Usage::
 
     .venv/bin/python benchmarks/repairgen_speed.py [--n 1000]

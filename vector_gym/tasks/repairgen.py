@@ -330,6 +330,7 @@ class RepairGenerator:
         # does: it states the clean opacity), then a copy; every other operator only reads it.
         target = prep.root
         tgt_ids: Mapping[str, Any] = MappingProxyType(_elements(prep))
+        src_ids = _index(source)  # kept for the task: the operators update it as they edit
         taken = set(prep.ids)
         area = prep.width * prep.height
         by_render = cfg.visibility == "render" and clean_image(prep) is not None
@@ -392,7 +393,8 @@ class RepairGenerator:
             if op == "opacity" and target is prep.root:
                 target = copy.deepcopy(prep.root)
                 tgt_ids = _index(target)
-            corr = apply_operator(op, self._ctx(prep, source, target, taken, tgt_ids), cand, rng)
+            ctx = self._ctx(prep, source, target, taken, tgt_ids, src_ids)
+            corr = apply_operator(op, ctx, cand, rng)
             if corr is None:  # cannot happen (same state, same draws); keep the task consistent
                 return None
             corr.visible_fraction = frac
@@ -418,11 +420,12 @@ class RepairGenerator:
         target: Any,
         taken: set[str],
         tgt_ids: Mapping[str, Any] | None = None,
+        src_ids: dict[str, Any] | None = None,
     ) -> OpContext:
         return OpContext(
             source=source,
             target=target,
-            src_ids=_index(source),
+            src_ids=_index(source) if src_ids is None else src_ids,
             tgt_ids=_index(target) if tgt_ids is None else tgt_ids,
             width=prep.width,
             height=prep.height,
@@ -612,13 +615,28 @@ _BY_ID = etree.XPath("descendant-or-self::*[@id=$i]")
 
 
 class _IdIndex(dict):
-    """Lazy id → element map of one tree (lxml XPath on a miss); operators add and delete."""
+    """Lazy id → element map of one tree; operators add and delete.
+
+    The first miss reads every id of the tree (the first element of each, as XPath's
+    ``descendant-or-self::*[@id=$i]`` takes it; one pass instead of one XPath scan per id on a
+    whole scene); a later miss is an XPath look-up (an element added to the tree but not to the
+    map, such as a copy's renamed descendant).
+    """
 
     def __init__(self, root: Any) -> None:
         super().__init__()
         self._root = root
+        self._read = False
 
     def __missing__(self, key: str) -> Any:
+        if not self._read:
+            self._read = True
+            for el in self._root.iter():
+                i = el.get("id") if isinstance(el.tag, str) else None
+                if i is not None and i not in self:
+                    self[i] = el
+            if key in self:
+                return self[key]
         found = _BY_ID(self._root, i=key)
         if not found:
             raise KeyError(key)

@@ -22,19 +22,26 @@ as ``render_many`` lowers it, instead of the full normaliser, and so is each tri
 element (a trial element outside the subset is drawn whole: a form mixing the two lowerings
 would not inherit paint the same way); the pixels are the full normaliser's.
 
-Checkpoints: skia draws the children of the root (or of the wrapping group the normaliser
-puts the root's paint on, when it has no opacity or other layer) one after another straight
-onto the canvas, so the picture is the canvas after the first k children with the later ones
-drawn over it. A form used for a few trials with at least 16 such children gets up to eight
-*suffix forms* (:func:`_checkpoints`): a copy holding only the children from k on, with the
-canvas after the first k (drawn once); a trial that changes nothing before child k is spliced
-into the last suffix form before it and drawn from that canvas (a third of the scene's draw
-time on average for Vector-Bench scenes). Each suffix form is checked to redraw exactly the
-clean picture before it is used.
+Segments: skia draws the children of the root (or of the wrapping group the normaliser puts
+the root's paint on, when it has no opacity or other layer) one after another straight onto
+the canvas. A form used for a few trials is cut there (:func:`_segments`): one document per
+child, holding it under the list's ancestors (attributes only) and the list's ``<defs>``, parsed
+by skia once and kept, with the box of every pixel the child's draw can write (its *touch box*,
+:func:`_touch_boxes`). A trial that changes a child of the list (or inserts one after a child)
+then parses only the changed element, lowered in a document holding it and its ancestors (by
+the text lowering :func:`~vector_gym.svg.normalise.subset_text.lower_skia_subset_text` where it
+applies), and draws it with the kept documents onto one canvas: skia's parse of the scene is
+skipped (:func:`_segmented`). Only the pixels of the changed element's two footprints (below)
+can change by more than one level, so only they are counted, and only the children whose touch
+box meets their box are drawn: a child whose box misses leaves those pixels as it found them
+(a Vector-Bench trial draws 14 of its scene's 63 children on average). A change inside a child
+is spliced into the form, and that child is parsed again and the whole list drawn. Drawing the
+documents one after another is checked to give exactly the clean picture before they are used.
 
 The splice gives the same document as normalising the whole trial, so the same pixels:
 ``tests/tasks/test_repairgen_visibility.py`` checks image equality with ``render_many`` over
-generated tasks of every operator. RepairGen's tasks do not depend on which path drew them.
+generated tasks of every operator, and for a trial counted from segments the same changed
+share. RepairGen's tasks do not depend on which path drew them.
 
 About half of the trials are invisible, most of them on small elements. A caller that only
 compares the share with a threshold passes it (``changed_fraction(..., at_least=...)``), and a
@@ -58,6 +65,7 @@ accepted corruption moves the random stream the next trial starts from).
 from __future__ import annotations
 
 import copy
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,12 +73,13 @@ from typing import Any
 import numpy as np
 from lxml import etree
 
-from vector_gym.render.backends import _copy_rgb, draw_render_form
+from vector_gym.render.backends import draw_render_form
 from vector_gym.render.precheck import DEFAULT_LIMITS, RenderRejected, check_text, check_tree
 from vector_gym.svg.normalise import simplify_tree, to_svg_bytes
 from vector_gym.svg.normalise.common import SVG_NS, XLINK_NS
 from vector_gym.svg.normalise.style import CSSTooComplex
 from vector_gym.svg.normalise.subset import lower_skia_subset
+from vector_gym.svg.normalise.subset_text import lower_skia_subset_text
 from vector_gym.tasks.repairgen_ops import SHAPES
 
 __all__ = [
@@ -114,17 +123,13 @@ class RenderForm:
     #: lowered by :func:`lower_skia_subset` (else by :func:`simplify_tree`); trial elements are
     #: lowered the same way
     subset: bool = False
-    #: a suffix form (:func:`_checkpoints`): the canvas (112 x 112 RGBA) after drawing the
-    #: children of the drawing list before it, which its draws start from instead of white
-    start: Any = None
-    #: trials spliced so far (checkpoints are made for a form that is used again and again)
+    #: trials spliced so far (segments are made for a form that is used again and again)
     trials: int = 0
-    #: suffix forms, one per ``step`` children of the drawing list (the k-th holds children
-    #: ``(k + 1) * step`` on); None until made, () when there are none
-    checkpoints: Any = None
-    step: int = 0
-    #: id -> index of its top-level child in the drawing list (with ``checkpoints``)
-    top: dict[str, int] = field(default_factory=dict)
+    #: the form cut at its drawing list (:class:`Segments`): None until made, False when not
+    segments: Any = None
+    #: ancestors of a changed element (tags and attributes, parent first) -> the text of its
+    #: small document around it (:func:`_framed_group`), or False where that does not apply
+    frames: dict[tuple, Any] = field(default_factory=dict)
 
 
 def plain_scene(root: Any) -> bool:
@@ -205,11 +210,9 @@ def _draw(form_root: Any, direct: bool = False) -> np.ndarray | None:
 _canvas = threading.local()
 
 
-def _draw_rgba(data: bytes, start: Any = _WHITE) -> np.ndarray | None:
-    """Draw ``data`` by :func:`vector_gym.render.backends.draw_render_form`'s skia steps onto a
-    canvas cleared to ``start`` (an RGB colour, or None: transparent) or holding it (an RGBA
-    array, premultiplied); the canvas itself (112 x 112 x 4, reused by the next call), or None
-    when skia cannot draw ``data``."""
+def _canvas_for(start: Any) -> tuple[np.ndarray, Any]:
+    """This thread's canvas, cleared to ``start`` (an RGB colour, or None: transparent) or
+    holding it (an RGBA array, premultiplied): ``(its 112 x 112 x 4 pixels, skia canvas)``."""
     import skia
 
     entry = getattr(_canvas, "entry", None)
@@ -225,24 +228,26 @@ def _draw_rgba(data: bytes, start: Any = _WHITE) -> np.ndarray | None:
         canvas.clear(skia.Color(*start))
     else:
         np.copyto(rgba, start)
+    return rgba, canvas
+
+
+def _draw_rgba(data: bytes, start: Any = _WHITE) -> np.ndarray | None:
+    """Draw ``data`` by :func:`vector_gym.render.backends.draw_render_form`'s skia steps onto
+    the canvas of :func:`_canvas_for` ``(start)``; the canvas itself (112 x 112 x 4, reused by
+    the next call), or None when skia cannot draw ``data``."""
+    rgba, canvas = _canvas_for(start)
+    dom = _parsed(data)
+    if dom is None:
+        return None
     try:
-        dom = skia.SVGDOM.MakeFromStream(skia.MemoryStream(data))
-        if dom is None:
-            return None
-        dom.setContainerSize(skia.Size(VISIBILITY_SIZE, VISIBILITY_SIZE))
         dom.render(canvas)
     except MemoryError:
         return None
     return rgba
 
 
-#: fewest children of the drawing list per checkpoint, most checkpoints per form (each holds a
-#: copy of part of the form and a 49 KiB canvas), the fewest children a form needs to get
-#: them, and after how many trials (only speed depends on these, never a task)
-_CHECKPOINT_STEP = 8
-_CHECKPOINT_MAX = 8
-_CHECKPOINT_MIN_CHILDREN = 16
-_CHECKPOINT_AFTER_TRIALS = 4
+#: after how many trials a form is cut into segments (only speed depends on it, never a task)
+_SEGMENT_AFTER_TRIALS = 3
 #: attributes of a group that draws its children straight onto the canvas (no layer: no
 #: opacity, filter, mask, clip or blend), so that its list can be drawn in two parts
 _NO_LAYER = frozenset(
@@ -271,77 +276,409 @@ def _drawing_list(root: Any) -> Any:
         return node
 
 
-def _path_to(root: Any, node: Any) -> list[int]:
-    out = []
-    while node is not root:
-        parent = node.getparent()
-        out.append(parent.index(node))
-        node = parent
-    return out[::-1]
+@dataclass
+class Segments:
+    """A render form cut at its drawing list (module docstring): one parsed skia document per
+    child, each holding that child under the list's ancestors (attributes only)."""
+
+    #: the children of the drawing list (``<defs>`` apart: in every document), in order
+    children: list[Any]
+    #: ``skia.SVGDOM`` of each child
+    docs: list[Any]
+    #: id of an element inside a child (or of the child) -> the child's position (the first
+    #: element of an id only, as :func:`first_by_id`)
+    top: dict[str, int]
+    #: per child, ``(top, -bottom, left, -right)`` (inclusive) of the box of every pixel its
+    #: draw can write (:func:`_touch_boxes`); None when not known (then a trial draws every
+    #: child)
+    boxes: np.ndarray | None
+    #: the text of a document before and after its child
+    head: bytes
+    tail: bytes
+    #: the clean image (112 x 112 RGB, as :func:`clean_image`): what they draw together
+    clean: np.ndarray
 
 
-def _checkpoints(form: RenderForm, clean: np.ndarray) -> tuple:
-    """Suffix forms of ``form`` (module docstring): for every ``step`` children of its drawing
-    list (at most :data:`_CHECKPOINT_MAX`), a copy holding only the later children, with the canvas
-    after drawing the earlier ones (a copy holding only those, drawn on white) to start from.
+def _parsed(data: bytes) -> Any:
+    """``data`` parsed by skia as :func:`vector_gym.render.backends.draw_render_form` parses
+    it (container 112 x 112), or None when skia cannot."""
+    import skia
 
-    Drawing a suffix form onto its start gives the clean picture because skia composites each
-    child of a list without a layer onto what is below, pixel by pixel, in order: each
-    checkpoint is checked to give exactly ``clean`` (RGB) before it is used; () if one does not.
+    try:
+        dom = skia.SVGDOM.MakeFromStream(skia.MemoryStream(data))
+    except MemoryError:
+        return None
+    if dom is not None:
+        dom.setContainerSize(skia.Size(VISIBILITY_SIZE, VISIBILITY_SIZE))
+    return dom
+
+
+_REFERENCES = etree.XPath(
+    "descendant-or-self::*/@*[contains(., 'url(') or contains(local-name(), 'href')]"
+)
+_LOCAL_URL = re.compile(r"url\(\s*#([^)\s]*)\s*\)")
+
+
+def _frame(root: Any, node: Any, defs: list[Any]) -> tuple[bytes, bytes] | None:
+    """The text before and after the children of ``node`` in a copy of ``root`` holding only
+    ``node``, its ancestors (attributes only) and ``defs`` (children of ``node``, first),
+    serialised as a direct render form is."""
+    chain = [node, *node.iterancestors()][::-1]
+    top = cur = etree.Element(root.tag, dict(root.attrib), nsmap=root.nsmap)
+    for a in chain[1:]:
+        cur = etree.SubElement(cur, a.tag, dict(a.attrib))
+    for d in defs:
+        cur.append(copy.deepcopy(d))
+        cur[-1].tail = None
+    etree.SubElement(cur, _SVG + "m")
+    parts = etree.tostring(top, encoding="utf-8").split(b"<m/>")
+    return (parts[0], parts[1]) if len(parts) == 2 else None
+
+
+def _segments(form: RenderForm, clean: np.ndarray) -> Segments | bool:
+    """``form`` cut at its drawing list (:class:`Segments`), or False where it is not cut.
+
+    Drawing the documents one after another onto a white canvas gives the clean picture because
+    skia composites each child of a list without a layer onto what is below, pixel by pixel, in
+    order (each document applies the same root viewport and group attributes before its child):
+    this is checked, exactly, before the segments are used (False when it fails).
     """
+    if not form.direct:
+        return False
     node = _drawing_list(form.root)
-    if node is None or len(node) < _CHECKPOINT_MIN_CHILDREN:
-        return ()
-    where = _path_to(form.root, node)
-    form.step = step = max(_CHECKPOINT_STEP, -(-len(node) // (_CHECKPOINT_MAX + 1)))
-    out = []
-    for j in range(step, len(node), step):
-        prefix, suffix = copy.deepcopy(form.root), copy.deepcopy(form.root)
-        for tree, keep in ((prefix, slice(j, None)), (suffix, slice(0, j))):
-            lst = tree
-            for i in where:
-                lst = lst[i]
-            for ch in list(lst)[keep]:
-                lst.remove(ch)
-        snap = _draw_rgba(_serialised(prefix, form.direct))
-        if snap is None:
-            return ()
-        snap = snap.copy()
-        drawn = _draw_rgba(_serialised(suffix, form.direct), snap)
-        if drawn is None or not np.array_equal(drawn[..., :3], clean):
-            return ()
-        out.append(
-            RenderForm(
-                suffix, first_by_id(suffix), form.direct, form.footprints, form.subset, snap,
-                checkpoints=(),
-            )
-        )
-    for k, ch in enumerate(node):
+    if node is None:
+        return False
+    # ``<defs>`` (the clip paths the normaliser makes for nested viewports) go into every
+    # document; every reference must be to an element inside them
+    defs = [ch for ch in node if ch.tag == _SVG + "defs"]
+    drawn = [ch for ch in node if ch.tag != _SVG + "defs"]
+    targets = {el.get("id") for d in defs for el in d.iter() if isinstance(el.tag, str)}
+    for ch in drawn:
+        for value in _REFERENCES(ch):
+            if value.attrname.endswith("href") or _LOCAL_URL.sub("", value).find("url(") >= 0:
+                return False
+            if any(i not in targets for i in _LOCAL_URL.findall(value)):
+                return False
+    frame = _frame(form.root, node, defs) if drawn else None
+    if frame is None:
+        return False
+    head, tail = frame
+    docs = []
+    top: dict[str, int] = {}
+    for k, ch in enumerate(drawn):
+        dom = _parsed(head + _child_text(ch) + tail)
+        if dom is None:
+            return False
+        docs.append(dom)
         for el in ch.iter():
             i = el.get("id") if isinstance(el.tag, str) else None
-            if i and i not in form.top:
-                form.top[i] = k
-    return tuple(out)
+            if i and i not in top and form.by_id.get(i) is el:
+                top[i] = k
+    boxes = _touch_boxes(form.root, node, defs, drawn)
+    rgba, canvas = _canvas_for(_WHITE)
+    for dom in docs:
+        dom.render(canvas)
+    if not np.array_equal(rgba[..., :3], clean):
+        return False
+    return Segments(drawn, docs, top, boxes, head, tail, clean)
 
 
-def _suffix_form(form: RenderForm, prep: Any, part: str, anchors: list[str | None]) -> RenderForm:
-    """The suffix form (:func:`_checkpoints`) a trial on ``part`` (inserting after the elements
-    with ids ``anchors``) can be spliced into and drawn from; ``form`` itself when none."""
-    form.trials += 1
-    if form.checkpoints is None:
-        if form.trials < _CHECKPOINT_AFTER_TRIALS:
-            return form
-        form.checkpoints = _checkpoints(form, clean_image(prep))
-    if not form.checkpoints:
-        return form
-    first = len(form.top)
-    for i in (part, *anchors):
-        k = form.top.get(i) if i else None
-        if k is None:
-            return form
-        first = min(first, k)
-    n = first // form.step
-    return form.checkpoints[min(n, len(form.checkpoints)) - 1] if n else form
+#: attributes whose effect on which pixels an element writes is its geometry (with its
+#: ancestors'), its clip or whether it draws at all: a child of the drawing list holding only
+#: these gets a touch box (:func:`_touch_boxes`)
+_TOUCH_ATTRIBUTES = frozenset(
+    {
+        "id", "class", "fill", "stroke", "stroke-width", "fill-opacity", "stroke-opacity",
+        "opacity", "fill-rule", "clip-rule", "stroke-linecap", "stroke-linejoin",
+        "stroke-miterlimit", "stroke-dasharray", "stroke-dashoffset", "pathLength", "transform",
+        "x", "y", "width", "height", "rx", "ry", "cx", "cy", "r", "x1", "y1", "x2", "y2", "d",
+        "points", "clip-path", "clipPathUnits", "viewBox", "preserveAspectRatio", "visibility",
+        "display", "color",
+    }
+)
+_OPACITIES = ("opacity", "fill-opacity", "stroke-opacity")
+
+
+def _opaque(el: Any) -> bool:
+    """Make every paint of ``el``'s subtree (a copy) opaque black and every opacity 1, in place;
+    False (and nothing reliable) when an attribute outside :data:`_TOUCH_ATTRIBUTES` appears."""
+    for e in el.iter():
+        if not isinstance(e.tag, str):
+            continue
+        attrib = e.attrib
+        if any(k not in _TOUCH_ATTRIBUTES for k in attrib):
+            return False
+        for k in _OPACITIES:
+            if k in attrib:
+                attrib[k] = "1"
+        for k in ("fill", "stroke"):
+            v = attrib.get(k)
+            if v is not None and v.strip() != "none":
+                attrib[k] = "#000"
+    return True
+
+
+def _touch_boxes(root: Any, node: Any, defs: list[Any], drawn: list[Any]) -> np.ndarray | None:
+    """Per child of the drawing list, the box of every pixel its draw can write: an
+    ``(n, 4)`` array of ``(top, -bottom, left, -right)`` (inclusive; an empty box where it
+    writes none; the whole canvas for a child with an attribute not understood here), or None
+    when the drawing list's ancestors have such an attribute.
+
+    Why it holds: skia writes a pixel only where the rasterised coverage of a shape (or of a
+    layer's content) is above zero, and the coverage depends on the geometry, the stroke and the
+    clip alone. With every paint made opaque black and every opacity 1 (:func:`_opaque`, on the
+    child and on the ancestors its document holds), a pixel of coverage above zero draws alpha
+    above zero on a transparent canvas, so the box of those pixels, one pixel wider on every
+    side, holds every pixel the real draw writes. A child whose box misses a set of pixels
+    leaves those pixels exactly as it found them.
+    """
+    top = etree.Element(root.tag, dict(root.attrib), nsmap=root.nsmap)
+    chain = [node, *node.iterancestors()][::-1]
+    cur = top
+    for a in chain[1:]:
+        cur = etree.SubElement(cur, a.tag, dict(a.attrib))
+    if not _opaque(top):
+        return None
+    for d in defs:
+        cur.append(copy.deepcopy(d))
+    out = np.empty((len(drawn), 4), dtype=np.int16)
+    last = VISIBILITY_SIZE - 1
+    for k, ch in enumerate(drawn):
+        dup = copy.deepcopy(ch)
+        if not _opaque(dup):
+            out[k] = (0, -last, 0, -last)
+            continue
+        cur.append(dup)
+        rgba = _draw_rgba(_serialised(top, True), None)
+        cur.remove(dup)
+        if rgba is None:
+            return None
+        painted = rgba[..., 3] != 0
+        rows = np.flatnonzero(painted.any(axis=1))
+        if rows.size:
+            cols = np.flatnonzero(painted.any(axis=0))
+            y0, y1 = max(rows[0] - 1, 0), min(rows[-1] + 1, last)
+            out[k] = (y0, -y1, max(cols[0] - 1, 0), -min(cols[-1] + 1, last))
+        else:
+            out[k] = (last + 1, 0, last + 1, 0)  # writes nothing: meets no box
+    return out
+
+
+_XMLNS_SVG = b' xmlns="' + SVG_NS.encode() + b'"'
+
+
+def _child_text(ch: Any) -> bytes:
+    """``ch`` serialised (without its tail) as it is inside its direct render form."""
+    text = etree.tostring(ch, encoding="utf-8", with_tail=False)
+    name = b"<" + ch.tag.rpartition("}")[2].encode()
+    if text.startswith(name + _XMLNS_SVG):  # the declaration lxml writes on a subtree's top
+        text = name + text[len(name) + len(_XMLNS_SVG) :]
+    return text
+
+
+def _group_document(trial: Any, tops: list[Any], prep: Any, subset: bool) -> bytes | None:
+    """The render form of ``tops`` (elements of ``trial``, in document order) under their
+    ancestors, lowered as the clean form was: with ``subset``, by the text lowering
+    (:func:`lower_skia_subset_text`) where it applies, else the tree lowering (None when they
+    are outside skia's subset: the trial is then drawn whole); else by the full normaliser."""
+    # Normalised as built, without the pre-check of a whole document: on a plain scene that
+    # is well inside the render limits (clean_image) it finds nothing to strip or reject in one
+    # element and its ancestors.
+    small = reduced_copy(trial, tops)
+    data = _document(small, prep)
+    if not subset:
+        try:
+            return to_svg_bytes(simplify_tree(small, size=_SIZE))
+        except (CSSTooComplex, MemoryError):
+            return None
+    # Without "&" the text is the tree (no character or entity reference), as the text
+    # lowering requires.
+    if b"&" not in data:
+        out = lower_skia_subset_text(data.decode("utf-8"), _SIZE)
+        if out is not None:
+            return out
+    if not lower_skia_subset(small, _SIZE):
+        return None
+    return to_svg_bytes(small)
+
+
+#: a rect kept apart from a frame's other elements by its numbers (no element of a frame has
+#: them: only ancestors and this)
+_MARKER = b'<rect x="-0.000717" y="-0.000719" width="0.000711" height="0.000713"/>'
+
+
+def _framed_group(form: RenderForm, tops: list[Any], prep: Any) -> bytes | None:
+    """:func:`_group_document`'s text lowering of ``tops`` (children of one element), the text
+    of their ancestors kept per form (:data:`RenderForm.frames`: the small document of
+    :func:`_group_document` with a marker element in place of ``tops``, cut at the marker) and
+    ``tops``' own text put in it. None where that does not apply (then the whole document is
+    built and lowered).
+
+    The lowered text is the whole document's: the text differs from its serialisation only by
+    the whitespace after ``tops``, which the text lowering leaves out between tags.
+    """
+    parent = tops[0].getparent()
+    if parent is None or any(x.getparent() is not parent for x in tops):
+        return None
+    chain = [parent, *parent.iterancestors()]
+    key = tuple((a.tag, tuple(a.attrib.items())) for a in chain)
+    frame = form.frames.get(key)
+    if frame is None:
+        frame = form.frames[key] = _frame_text(chain[::-1], prep)
+    if not frame:
+        return None
+    body = b"".join(_child_text(x) for x in tops)
+    if b"&" in body or not body.isascii():
+        return None  # a character reference: the text is not the tree (the whole decides)
+    return lower_skia_subset_text((frame[0] + body + frame[1]).decode("ascii"), _SIZE)
+
+
+def _frame_text(chain: list[Any], prep: Any) -> tuple[bytes, bytes] | bool:
+    """``(before, after)`` the marker in :func:`_document`'s text of ``chain`` (root first,
+    attributes only) holding the marker; False when the text holds a reference or the marker is
+    not there once."""
+    top = cur = etree.Element(chain[0].tag, dict(chain[0].attrib), nsmap=chain[0].nsmap)
+    for a in chain[1:]:
+        cur = etree.SubElement(cur, a.tag, dict(a.attrib))
+    cur.append(etree.fromstring(_MARKER.replace(b"<rect", b"<rect" + _XMLNS_SVG)))
+    data = _document(top, prep)
+    if b"&" in data or not data.isascii() or data.count(_MARKER) != 1:
+        return False
+    before, after = data.split(_MARKER)
+    return before, after
+
+
+class Exact(float):
+    """A changed-pixel share counted exactly (where a float alone may be a bound)."""
+
+
+def _segmented(
+    prep: Any,
+    form: RenderForm,
+    seg: Segments,
+    trial: Any,
+    el: Any,
+    part: str,
+    new: list[Any],
+    at_least: float,
+) -> Any:
+    """The trial's changed share (:class:`Exact`) drawn from ``seg`` (module docstring); None
+    where this does not apply.
+
+    ``trial`` is the corrupted tree (None: ``part`` deleted from the clean scene), ``el`` its
+    changed element (None: deleted), ``new`` the inserted elements at the top of what the trial
+    inserted. With ``at_least > 0``, the float of :func:`_footprint_bound` instead where that
+    bound proves the changed share below ``at_least``.
+
+    Only the pixels of the footprints' union can change by more than one level
+    (:func:`_footprint_bound`), so the share is counted there, and a child of the drawing list
+    whose touch box misses the union's box is not drawn: those pixels are exactly what the whole
+    trial's draw gives them.
+    """
+    t = seg.top.get(part)
+    if t is None or seg.children[t] is not form.by_id[part]:
+        return None  # not a child of the drawing list (inside one: _spliced's splice)
+    # what the trial draws where: position p -> elements drawn after the clean child p (at t:
+    # instead of it)
+    placed: dict[int, list[Any]] = {t: [el]} if el is not None else {}
+    for x in new:
+        pid = _previous_id(x)
+        if pid == part:
+            if el is None:
+                return None
+            p = t
+        else:
+            p = seg.top.get(pid) if pid else None
+            if p is None or seg.children[p] is not form.by_id[pid]:
+                return None
+        placed.setdefault(p, []).append(x)
+    groups: dict[int, Any] = {}
+    for p, tops in placed.items():
+        data = _framed_group(form, tops, prep) if form.subset else None
+        if data is None:
+            data = _group_document(trial, tops, prep, form.subset)
+        dom = _parsed(data) if data is not None else None
+        if dom is None:
+            return None
+        groups[p] = dom
+    if part not in form.footprints:  # the child's own document, drawn alone
+        rgba, canvas = _canvas_for(None)
+        try:
+            seg.docs[t].render(canvas)
+        except MemoryError:
+            return None
+        form.footprints[part] = _kept_footprint(rgba[..., 3] != 0)
+    old_fp = form.footprints[part]
+    union = None
+    if old_fp is not None:
+        union = _union(old_fp, list(groups.values()))
+        if union is None:
+            return None
+        if union.size < at_least * _PIXELS:
+            return union.size / _PIXELS  # the bound of _footprint_bound
+        if not union.size:
+            return Exact(0.0)
+    changed = _draw_segments(seg, t, groups, union)
+    return None if changed is None else Exact(changed / _PIXELS)
+
+
+def _union(old_fp: Any, placed: list[Any]) -> np.ndarray | None:
+    """Flat indices (ascending) of the pixels of ``old_fp`` (flat indices) and of those where the
+    documents ``placed`` draw alpha above zero on a transparent canvas; None if skia fails."""
+    rgba, canvas = _canvas_for(None)
+    try:
+        for dom in placed:
+            dom.render(canvas)
+    except MemoryError:
+        return None
+    # premultiplied: a pixel of alpha 0 is all zero, so the pixel's word is zero
+    mask = rgba.view(np.uint32)[..., 0] != 0
+    if old_fp.size:
+        mask.flat[old_fp] = True
+    return np.flatnonzero(mask)
+
+
+def _draw_segments(
+    seg: Segments, t: int, groups: dict[int, Any], union: np.ndarray | None = None
+) -> int | None:
+    """Pixels that change when the clean children are drawn with child ``t`` left out and each
+    document of ``groups`` (position -> parsed document) drawn after the child at its position
+    (at ``t``: instead of it); None if skia fails.
+
+    ``union``: the only pixels that can change (flat indices, ascending, at least one), or None
+    (any). With it, only the children whose touch box meets its box are drawn and only its
+    pixels are counted.
+    """
+    rgba, canvas = _canvas_for(_WHITE)
+    docs = seg.docs
+    if union is not None and seg.boxes is not None:
+        cols = union % VISIBILITY_SIZE
+        # (top, -bottom, left, -right) of each child against (bottom, -top, right, -left) of
+        # the union's box: every one no greater where the two boxes meet
+        bottom, top = union[-1] // VISIBILITY_SIZE, union[0] // VISIBILITY_SIZE
+        reach = (bottom, -top, cols.max(), -cols.min())
+        meets = (seg.boxes <= reach).all(axis=1)
+        meets[t] = False
+        drawn: Any = set(np.flatnonzero(meets).tolist())
+        order: Any = sorted(drawn | groups.keys())
+    else:
+        order = drawn = range(len(docs))
+    try:
+        for i in order:
+            if i != t and i in drawn:
+                docs[i].render(canvas)
+            dom = groups.get(i)
+            if dom is not None:
+                dom.render(canvas)
+    except MemoryError:
+        return None
+    if union is None or seg.boxes is None:
+        got, clean = rgba.reshape(-1, 4)[:, :3], seg.clean.reshape(-1, 3)
+    else:
+        got, clean = rgba.reshape(-1, 4)[union, :3], seg.clean.reshape(-1, 3)[union]
+    moved = np.maximum(got, clean)
+    moved -= np.minimum(got, clean)  # uint8, no overflow
+    return int(np.count_nonzero((moved > CHANGED_LEVEL).any(axis=1)))
 
 
 _PIXELS = VISIBILITY_SIZE * VISIBILITY_SIZE
@@ -365,10 +702,11 @@ def _serialised(root: Any, direct: bool) -> bytes:
     return etree.tostring(root, encoding="utf-8") if direct else to_svg_bytes(root)
 
 
-def _footprint_bound(
-    form: RenderForm, old_fp: Any, placed: list[Any], direct: bool, at_least: float
-) -> float | None:
+def _footprint_bound(old_fp: Any, placed: list[Any], at_least: float) -> float | None:
     """An upper bound of the trial's changed-pixel share when it is below ``at_least``, else None.
+
+    ``old_fp``: :func:`_old_footprint` of the changed element; ``placed``: parsed skia documents
+    (:func:`_parsed`) holding what the trial draws instead (each element under its ancestors).
 
     Why it bounds (plain scenes only): the trial's document is the clean one with element X
     replaced (or removed, or followed by inserted copies). skia draws the elements one after
@@ -384,9 +722,13 @@ def _footprint_bound(
     if old_fp is None or old_fp.size >= limit:  # the old coverage alone is too large
         return None
     if placed:
-        mask = _coverage(_serialised(reduced_copy(form.root, placed), direct))
-        if mask is None:
+        rgba, canvas = _canvas_for(None)
+        try:
+            for dom in placed:
+                dom.render(canvas)
+        except MemoryError:
             return None
+        mask = rgba[..., 3] != 0
         if old_fp.size:
             mask.flat[old_fp] = True
         count = int(np.count_nonzero(mask))
@@ -399,13 +741,15 @@ def _old_footprint(form: RenderForm, part: str, old: Any) -> Any:
     """Flat pixel indices the clean element ``old`` paints (cached), None when too many."""
     if part in form.footprints:
         return form.footprints[part]
-    fp = None
     mask = _coverage(_serialised(reduced_copy(form.root, [old]), form.direct))
-    if mask is not None:
-        idx = np.flatnonzero(mask)
-        fp = idx.astype(np.uint16) if idx.size <= _FOOTPRINT_KEPT else None
-    form.footprints[part] = fp
+    fp = form.footprints[part] = None if mask is None else _kept_footprint(mask)
     return fp
+
+
+def _kept_footprint(mask: np.ndarray) -> Any:
+    """The flat indices of ``mask`` (uint16), None when more than :data:`_FOOTPRINT_KEPT`."""
+    idx = np.flatnonzero(mask)
+    return idx.astype(np.uint16) if idx.size <= _FOOTPRINT_KEPT else None
 
 
 def render_whole(root: Any, prep: Any) -> np.ndarray | None:
@@ -455,20 +799,51 @@ def first_by_id(root: Any) -> dict[str, Any]:
 
 
 def reduced_copy(root: Any, tops: list[Any]) -> Any:
-    """A copy of ``root`` holding only ``tops`` (whole) and their ancestors (attributes only)."""
-    # lxml proxies live while referenced: hold the elements themselves, never their id()
-    keep = {a for t in tops for a in t.iterancestors()}
-    top_set = set(tops)
+    """A copy of ``root`` holding only ``tops`` (whole) and their ancestors (attributes only).
 
-    def fill(src: Any, dst: Any) -> None:
-        for ch in src:
-            if ch in top_set:
-                dst.append(copy.deepcopy(ch))
-            elif ch in keep:
-                fill(ch, etree.SubElement(dst, ch.tag, dict(ch.attrib)))
+    Elements of ``tops`` keep their document order (one inside another comes with it); an
+    element outside ``root``'s tree, or ``root`` itself, adds nothing.
 
+    Examples
+    --------
+    >>> from vector_gym.svg.parse import parse_svg
+    >>> root = parse_svg('<svg xmlns="http://www.w3.org/2000/svg"><g id="g" fill="red">'
+    ...                  '<rect id="a"/><rect id="b"/></g><circle id="c"/></svg>')
+    >>> small = reduced_copy(root, [root[1], root[0][1]])
+    >>> [(el.get("id"), len(el)) for el in small.iter() if el is not small]
+    [('g', 1), ('b', 0), ('c', 0)]
+    """
     out = etree.Element(root.tag, dict(root.attrib), nsmap=root.nsmap)
-    fill(root, out)
+    entries = []  # (position path from root, ancestors below root (top first), element)
+    for top in tops:
+        path: list[int] = []
+        chain: list[Any] = []
+        node = top
+        parent = node.getparent()
+        while parent is not None:
+            path.append(parent.index(node))
+            if parent is root:
+                break
+            chain.append(parent)
+            node, parent = parent, parent.getparent()
+        else:
+            continue  # not inside root (or root itself)
+        entries.append((path[::-1], chain, top))
+    entries.sort(key=lambda e: e[0])
+    # lxml proxies live while referenced: hold the elements themselves, never their id()
+    made: dict[Any, Any] = {root: out}
+    last: list[int] | None = None
+    for path, chain, top in entries:
+        if last is not None and path[: len(last)] == last:
+            continue  # inside the previous top: copied with it
+        last = path
+        dst = out
+        for a in reversed(chain):
+            made_a = made.get(a)
+            if made_a is None:
+                made_a = made[a] = etree.SubElement(dst, a.tag, dict(a.attrib))
+            dst = made_a
+        dst.append(copy.deepcopy(top))
     return out
 
 
@@ -480,27 +855,52 @@ def _previous_id(x: Any) -> str | None:
     return prev.get("id") if prev is not None else None
 
 
+def _inside_one_child(form: RenderForm, part: str, inserted: list[Any]) -> int | None:
+    """The position of the child of the drawing list (:class:`Segments`) that holds every
+    change of a trial on ``part`` inserting ``inserted`` after their previous siblings, when
+    all lie strictly inside it; else None."""
+    seg = form.segments
+    if not seg:
+        return None
+    t = seg.top.get(part)
+    if t is None or seg.children[t] is form.by_id[part]:
+        return None
+    for x in inserted:
+        pid = _previous_id(x)
+        if pid != part and (seg.top.get(pid) != t or seg.children[t] is form.by_id[pid]):
+            return None
+    return t
+
+
 def _spliced(
     prep: Any, form: RenderForm, trial: Any, part: str, new: list[Any], at_least: float = 0.0
 ) -> Any:
-    """The trial's image through the splice (module docstring); None where it does not apply.
+    """The trial's image through the splice (module docstring), or its changed share counted
+    from segments (:class:`Exact`); None where neither applies.
 
     ``trial`` is the corrupted tree (None: only ``part`` deleted from the clean scene), ``part``
     the id of the element the corruption changed or deleted, ``new`` the elements it inserted.
-    With ``at_least > 0``, a float instead of the image when :func:`_footprint_bound` proves
-    the changed share below ``at_least`` (that bound; nothing is drawn whole).
+    With ``at_least > 0``, a plain float instead when :func:`_footprint_bound` proves the
+    changed share below ``at_least`` (that bound; nothing is drawn whole).
     """
     el = None
     if trial is not None:
         found = _BY_ID(trial, i=part)
         el = found[0] if found else None
     tops = ([el] if el is not None else []) + [x for x in new if x.getparent() not in new]
-    if form.start is None:
-        form = _suffix_form(form, prep, part, [_previous_id(x) for x in tops[1 if el is not None else 0 :]])
+    form.trials += 1
+    if form.segments is None and form.trials >= _SEGMENT_AFTER_TRIALS:
+        form.segments = _segments(form, clean_image(prep))
+    if form.segments:
+        inserted = tops[1 if el is not None else 0 :]
+        img = _segmented(prep, form, form.segments, trial, el, part, inserted, at_least)
+        if img is not None:
+            return img
     old = form.by_id.get(part)
     if old is None or old.getparent() is None:
         return None
     old_fp = _old_footprint(form, part, old) if at_least > 0 else None
+    inside = _inside_one_child(form, part, tops[1 if el is not None else 0 :])
     normal: dict[str, Any] = {}
     if tops:
         # Normalised as built, without the text round trip and pre-check of a whole document:
@@ -552,17 +952,18 @@ def _spliced(
             and _direct_root(form.root)
             and not any(_PREFIXED_IN(e) or _XLINK_IN(e) for e in placed)
         )
-        if at_least > 0:
-            bound = _footprint_bound(form, old_fp, placed, direct, at_least)
-            if bound is not None:
-                return bound
-        if form.start is not None:
-            drawn = _draw_rgba(_serialised(form.root, direct), form.start)
-            if drawn is None:
-                return None
-            img = np.empty((VISIBILITY_SIZE, VISIBILITY_SIZE, 3), dtype=np.uint8)
-            _copy_rgb(drawn, img)
-            return img
+        if old_fp is not None and old_fp.size < at_least * _PIXELS:
+            doms = [_parsed(_serialised(reduced_copy(form.root, placed), direct))] if placed else []
+            if None not in doms:
+                bound = _footprint_bound(old_fp, doms, at_least)
+                if bound is not None:
+                    return bound
+        if inside is not None and direct:
+            # every change is inside one child of the drawing list: only it is parsed again
+            seg = form.segments
+            dom = _parsed(seg.head + _child_text(seg.children[inside]) + seg.tail)
+            changed = _draw_segments(seg, inside, {inside: dom}) if dom is not None else None
+            return None if changed is None else Exact(changed / _PIXELS)
         return _draw(form.root, direct)
     finally:
         for step in reversed(undo):
@@ -613,7 +1014,9 @@ def changed_fraction(
             inserted.append(found)
         if inserted is not None:
             img = _spliced(prep, form, trial, part, inserted, at_least)
-            if isinstance(img, float):
+            if isinstance(img, Exact):  # counted from segments (a numpy float, as counted below)
+                return np.float64(img)
+            if isinstance(img, float):  # a bound below at_least
                 return img
     if img is None:
         if whole is not None:

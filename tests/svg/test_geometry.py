@@ -224,6 +224,47 @@ def test_hostile_huge_cubic_is_bounded_in_memory():
     assert samples_for("M0 0 C20000 0 -20000 20000 0 20000") is not None
 
 
+
+def _path_distance_broadcast(a, b):
+    """path_distance as written with two broadcast subtractions (the grid's definition)."""
+    sq = a[:, 0:1] - b[:, 0]
+    dy = a[:, 1:2] - b[:, 1]
+    sq *= sq
+    dy *= dy
+    sq += dy
+    d = np.concatenate([a - b[sq.argmin(axis=1)], a[sq.argmin(axis=0)] - b])
+    v = np.hypot(d[:, 0], d[:, 1])
+    v.sort()
+    total = float(np.cumsum(v * v)[-1])
+    return max(math.sqrt(total / v.size), float(v[245]))
+
+
+def test_path_distance_bit_identical_to_broadcast_grid():
+    # The grid of differences comes from a matrix product with +-1 factors: every entry must be
+    # the subtraction's own double, so D is bit-identical, ties (equal samples, integer grids),
+    # huge coordinates (squares overflowing to inf) and inf/NaN samples included.
+    rng = np.random.default_rng(7)
+    cases = 0
+    for scale in (1.0, 1e-3, 1e5, 1e150, 1e200):
+        for _ in range(60):
+            a = rng.standard_normal((129, 2)) * scale
+            b = rng.standard_normal((129, 2)) * scale
+            if rng.random() < 0.3:
+                a, b = np.round(a), np.round(b)
+            if rng.random() < 0.3:
+                a[rng.integers(129)] = b[rng.integers(129)]
+            if rng.random() < 0.15:
+                a[rng.integers(129), rng.integers(2)] = rng.choice([np.inf, -np.inf, np.nan])
+            if rng.random() < 0.15:
+                b[rng.integers(129), rng.integers(2)] = rng.choice([np.inf, -np.inf, np.nan])
+            with np.errstate(all="ignore"):
+                want, got = _path_distance_broadcast(a, b), path_distance(a, b)
+            assert np.float64(got).tobytes() == np.float64(want).tobytes(), (scale, want, got)
+            cases += 1
+    a, b = samples_for(AFTER_C), samples_for(PRODUCED_C)
+    assert path_distance(a, b) == _path_distance_broadcast(a, b) == path_distance(b, a)
+    assert cases == 300
+
 def _random_path(rng: random.Random, scale: float, segments: int) -> str:
     def num():
         return f"{rng.uniform(-scale, scale):.{rng.choice([0, 1, 3, 6])}f}"

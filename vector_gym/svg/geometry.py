@@ -795,11 +795,23 @@ def path_distance(a: np.ndarray, b: np.ndarray) -> float:
     >>> path_distance(A, A), path_distance(A, A + [0, 3])
     (0.0, 3.0)
     """
-    sq = a[:, 0:1] - b[:, 0]
-    dy = a[:, 1:2] - b[:, 1]
-    sq *= sq
-    dy *= dy
-    sq += dy
+    n = a.shape[0]
+    m = b.shape[0]
+    # The grids of differences a_j - b_k, one per axis, as one batched matrix product:
+    # [a_j, 1] . [1, -b_k]. Both products are exact (factors +-1) and the two-term sum is rounded
+    # once, so every entry is the subtraction's own double (up to the sign of a zero, which the
+    # square drops) whatever the BLAS kernel's order or fused multiply-adds; about 3x cheaper
+    # than two broadcast subtractions over (129, 129).
+    left = np.empty((2, n, 2))
+    left[:, :, 0] = a.T
+    left[:, :, 1] = 1.0
+    right = np.empty((2, 2, m))
+    right[:, 0] = 1.0
+    np.negative(b.T, out=right[:, 1])
+    grid = left @ right
+    grid *= grid
+    sq = grid[0]
+    sq += grid[1]
     # Nearest partners by squared distance (cheap), then the distance itself with hypot, as
     # |A_j − B_k| = abs(complex) in the reference; the partners' differences are recomputed (the
     # same subtractions as in the grid).

@@ -372,3 +372,42 @@ def test_short_path_lengths_and_samples_bit_identical_to_array_code(method):
             assert a.tobytes() == b.tobytes(), d
     if method == "gauss":
         assert fallback > 0  # the general-loop route was exercised too
+
+
+def test_gauss_fast_path_halvings_bit_identical_to_general_loop(monkeypatch):
+    # Cubics whose first panel comparison fails are followed level by level with Python
+    # bookkeeping (_gauss_refine_small); lengths and the work charged must be the general loop's
+    # own, bit for bit, including the curves it leaves to the general loop (too deep).
+    calls = {"followed": 0, "left": 0}
+    follow = G._gauss_refine_small
+
+    def spy(*args):
+        out = follow(*args)
+        calls["followed" if out is not None else "left"] += 1
+        return out
+
+    monkeypatch.setattr(G, "_gauss_refine_small", spy)
+    rng = random.Random(3)
+    checked = 0
+    for _ in range(600):
+        scale = rng.choice([1, 100, 1e4, 1e6, 1e9])
+        parts = [f"M{rng.uniform(-scale, scale)!r} {rng.uniform(-scale, scale)!r}"]
+        for _k in range(rng.choice([1, 2, 3, 8, 64])):
+            pts = [rng.uniform(-scale, scale) for _ in range(6)]
+            if rng.random() < 0.2:
+                pts = [float(round(x)) for x in pts]
+            parts.append("C" + " ".join(repr(x) for x in pts))
+        p = parse_path_data(" ".join(parts))
+        segs = np.flatnonzero(p.kinds == 3)
+        rows = [p.params[i].tolist() for i in segs]
+        with np.errstate(all="ignore"):
+            fast_budget, loop_budget = [G.MAX_REFINE_NODES], [G.MAX_REFINE_NODES]
+            fast = G._gauss_cubics_small(rows, fast_budget)
+            loop = G._gauss_lengths(p, segs, loop_budget)
+        if fast is None:
+            assert fast_budget == [G.MAX_REFINE_NODES]  # nothing charged: the caller falls back
+            continue
+        assert np.array(fast).tobytes() == loop.tobytes()
+        assert fast_budget == loop_budget
+        checked += 1
+    assert checked > 500 and calls["followed"] > 300 and calls["left"] > 0

@@ -370,6 +370,12 @@ GAUSS_FAST_MAX = 64
 """Most cubics of one path measured by the fixed-batch fast path (:func:`_gauss_cubics_small`)."""
 
 
+GAUSS_FAST_DEPTH = 6
+"""Most halvings past the first comparison that :func:`_gauss_cubics_small` follows itself."""
+GAUSS_FAST_INTERVALS = 512
+"""Most open intervals of one level that :func:`_gauss_cubics_small` follows itself."""
+
+
 def _gauss_cubics_small(rows: list[list[float]], budget: list[int]) -> list[float] | None:
     """:func:`_gauss_lengths` of at most :data:`GAUSS_FAST_MAX` cubics (param rows), bit for bit.
 
@@ -377,8 +383,12 @@ def _gauss_cubics_small(rows: list[list[float]], budget: list[int]) -> list[floa
     operations, so the same values), and the first comparison (4 panels against their 8 halves)
     is one batch of 12 fixed intervals per segment, x and y together: the same node values, the
     same per-interval products and the same node sums down axis 0 as the general loop, in a
-    dozen NumPy calls. Returns ``None`` (nothing charged to ``budget``) when some panel needs
-    halving: the caller then runs the general loop.
+    dozen NumPy calls. Panels that need halving are followed level by level as the general loop
+    follows them (:func:`_gauss_refine_small`: the same intervals in the same order, the same
+    per-interval arithmetic, the finished pieces added per segment in the same order), with
+    Python lists for the bookkeeping. Returns ``None`` (nothing charged to ``budget``) past
+    :data:`GAUSS_FAST_DEPTH` halvings or :data:`GAUSS_FAST_INTERVALS` open intervals, or when
+    the budget would run out: the caller then runs the general loop.
     """
     m = len(rows)
     cost = 2 * (_GL_PANELS * m) * _GL_X.size // 64
@@ -404,20 +414,113 @@ def _gauss_cubics_small(rows: list[list[float]], budget: list[int]) -> list[floa
     rtol = GAUSS_RTOL
     isfinite = math.isfinite
     out = []
-    for e in est:
+    lims = []
+    # The general loop's first level, per segment and panel in its order: (segment, panel,
+    # left half, right half) of the panels that need halving.
+    keep: list[tuple[int, int, float, float]] = []
+    pieces: list[list[tuple[int, float]]] = [[]]
+    for s, e in enumerate(est):
         w0, w1, w2, w3 = e[0], e[1], e[2], e[3]
         sw = abs(((w0 + w1) + w2) + w3)
         scale = sw if (sw > 1e-300 or sw != sw) else 1e-300  # np.maximum keeps a NaN
         lim = rtol * scale
+        lims.append(lim)
         total = 0.0
         for j in range(4):
-            both = e[4 + j] + e[8 + j]
+            left, right = e[4 + j], e[8 + j]
+            both = left + right
             if not (abs(both - e[j]) <= lim or not isfinite(both)):
-                return None
-            total += both
+                keep.append((s, j, left, right))
+            else:
+                pieces[0].append((s, both))
+                total += both
         out.append(total)
+    if keep:
+        rest = _gauss_refine_small(keep, (ax, ay, bx, by, gx, gy), lims, budget[0] - cost)
+        if rest is None:
+            return None
+        spent, later = rest
+        pieces.extend(later)
+        out = [0.0] * m  # added again below, in the general loop's order
+        for level in pieces:
+            for s, v in level:
+                out[s] += v
+        cost += spent
     budget[0] -= cost
     return out
+
+
+def _gauss_refine_small(
+    keep: list[tuple[int, int, float, float]],
+    coef: tuple[list[float], ...],
+    lims: list[float],
+    budget: int,
+) -> tuple[int, list[list[tuple[int, float]]]] | None:
+    """The general loop's levels after the first comparison, with Python bookkeeping.
+
+    ``keep`` holds the panels that need halving (segment, panel, left and right half
+    estimates), in the general loop's order. Each level is one batch of estimates (the
+    ``estimate`` of :func:`_gauss_lengths`, the same operations per interval); the intervals
+    that still need halving are ordered as the general loop orders them (all left halves, then
+    all right halves). Returns the budget spent and the finished pieces per level, or ``None``
+    past the depth, width or budget bounds.
+    """
+    own = [s for s, _j, _l, _r in keep]
+    a = [float(_GL_PANEL_A[j]) for _s, j, _l, _r in keep]
+    b = [float(_GL_PANEL_B[j]) for _s, j, _l, _r in keep]
+    mid = [(x + y) / 2 for x, y in zip(a, b, strict=True)]
+    # The first level's halves become the second level's intervals.
+    own = own + own
+    a, b = a + mid, mid + b
+    whole = [lft for _s, _j, lft, _r in keep] + [rgt for _s, _j, _l, rgt in keep]
+    spent = 0
+    levels: list[list[tuple[int, float]]] = []
+    rtol_lims = lims
+    isfinite = math.isfinite
+    depth = 1
+    while own:
+        k = len(own)
+        spent += 2 * k * _GL_X.size // 64
+        if budget - spent < 0 or depth > GAUSS_FAST_DEPTH or k > GAUSS_FAST_INTERVALS:
+            return None
+        mid = [(x + y) / 2 for x, y in zip(a, b, strict=True)]
+        aa = np.array(a + mid)
+        bb = np.array(mid + b)
+        half = (bb - aa) / 2
+        t = (aa + bb) / 2 + half * _GL_XC  # (10, 2k)
+        idx = own + own
+        c = np.array([[v[s] for s in idx] for v in coef])  # (6, 2k), as coef[:, own]
+        dx = (c[0] * t + c[2]) * t + c[4]
+        dy = (c[1] * t + c[3]) * t + c[5]
+        sp = np.hypot(dx, dy)
+        sp *= _GL_WC
+        halves = (half * np.add.reduce(sp, axis=0)).tolist()
+        done: list[tuple[int, float]] = []
+        k_own: list[int] = []
+        k_a: list[float] = []
+        k_mid: list[float] = []
+        k_b: list[float] = []
+        k_left: list[float] = []
+        k_right: list[float] = []
+        for i in range(k):
+            s = own[i]
+            left, right = halves[i], halves[k + i]
+            both = left + right
+            if abs(both - whole[i]) <= rtol_lims[s] or not isfinite(both):
+                done.append((s, both))
+            else:
+                k_own.append(s)
+                k_a.append(a[i])
+                k_mid.append(mid[i])
+                k_b.append(b[i])
+                k_left.append(left)
+                k_right.append(right)
+        levels.append(done)
+        own = k_own + k_own
+        a, b = k_a + k_mid, k_mid + k_b
+        whole = k_left + k_right
+        depth += 1
+    return spent, levels
 
 
 def _gauss_lengths(path: PathData, segs: np.ndarray, budget: list[int]) -> np.ndarray:

@@ -145,6 +145,7 @@ def mask_produced(
             continue
         key = "transform" if attr == "size" else attr
         alt = camel(key)
+        pn.attrib = dict(pn.attrib)  # parse_node shares attribute dicts between trees
         # Prefer the spelling equal to the requested attribute (the reference's choice follows
         # hash-set order when the target has both, spec §9 / §16 item 26).
         tkey = key if key in tn.attrib else (alt if alt in tn.attrib else None)

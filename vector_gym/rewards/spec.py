@@ -238,10 +238,13 @@ class SpecScorer:
             lx = None
         self.viewport = Viewport(*viewport_size(lx))
         self.dialect = REFERENCE if self.parity else SVG2
-        self.target: Node | None = to_node(lx, dialect=self.dialect) if lx is not None else None
-        self.target_valid = check_validity(self.target, self.parity)[0]
         self._seed(task.source_svg)
         self._seed(task.target_svg)
+        # The target read as outputs are read (to_node(lx)'s tree): after seeding, its elements
+        # share the attribute memo's dicts, names and values with every output element that
+        # repeats them, so most attribute comparisons of the gates meet identical objects.
+        self.target: Node | None = self._read_target(task.target_svg) if lx is not None else None
+        self.target_valid = check_validity(self.target, self.parity)[0]
         self.t_index = IdIndex(self.target) if self.target is not None else None
         edits = task.requested_edits
         self.plans = tuple(self._plan(e) for e in edits)
@@ -277,6 +280,10 @@ class SpecScorer:
             return
         check_validity(root, self.parity, nodes, keys)
         release(nodes)
+
+    def _read_target(self, svg: str) -> Node:
+        """The target tree, ``to_node(parse_svg(svg))`` as :func:`parse_node` reads it."""
+        return parse_node(svg, dialect=self.dialect)[0]
 
     def _plan(self, e: RequestedEdit) -> _CheckPlan:
         after = e.after

@@ -292,7 +292,9 @@ def parse_node(
         attributes as parsed, ``tuple(node.attrib.items())`` (a hashable key, built from lxml's
         list without a second pass over the dict). The tree holds parent links (reference
         cycles): a caller done with it can call :func:`release` to free it at once instead of
-        leaving it to the cyclic garbage collector.
+        leaving it to the cyclic garbage collector. Elements whose start tag repeats one read
+        before share one ``attrib`` dict (the attribute memo's): treat ``attrib`` as read-only
+        and assign a copy before editing one (as masking does, spec §9).
 
     Raises
     ------
@@ -354,8 +356,7 @@ def parse_node(
                     _remember(raw, key, attrib)
                 n.attrib = attrib
             else:
-                key, proto = hit
-                n.attrib = proto.copy()  # a copy of a stored dict: no rehashing of the names
+                key, n.attrib = hit  # the stored dict itself, shared (read-only, see above)
             addkey(key)
         elif few:
             items = el.items()
@@ -453,7 +454,7 @@ def _remember(raw: str, key: tuple[tuple[str, str], ...], attrib: dict[str, str]
     if len(memo) >= _ATTRIBUTES_MEMO_MAX or _ATTRIBUTES_MEMO_TOTAL[0] > _ATTRIBUTES_MEMO_BUDGET:
         memo.clear()
         _ATTRIBUTES_MEMO_TOTAL[0] = 0
-    memo[raw] = (key, attrib.copy())  # the caller's dict becomes a node's (masking edits it)
+    memo[raw] = (key, attrib)  # shared with the node: nodes' attribute dicts are read-only
     _ATTRIBUTES_MEMO_TOTAL[0] += len(raw)
 
 

@@ -511,7 +511,7 @@ class SpecScorer:
                         and pn_id is not None
                         and not pn.children
                         and pn.tag == tn.tag
-                        and pn.attrib == tn.attrib
+                        and (pn.attrib is tn.attrib or pn.attrib == tn.attrib)
                         and pn.text == tn.text
                         and pn.tail == tn.tail
                     ):

@@ -208,12 +208,17 @@ class Node:
         self._c = None
         self._v = None
 
-    def copy(self, parent: Node | None = None) -> Node:
-        """Deep copy of this subtree (caches are shared; they depend only on attributes)."""
-        n = Node(self.tag, dict(self.attrib), self.text, self.tail, None, parent, self.dialect)
+    def copy(self, parent: Node | None = None, *, share_attributes: bool = False) -> Node:
+        """Deep copy of this subtree (caches are shared; they depend only on attributes).
+
+        With ``share_attributes`` the copies use these nodes' ``attrib`` dicts (for read-only
+        copies: equal attribute maps are then found by identity).
+        """
+        attrib = self.attrib if share_attributes else dict(self.attrib)
+        n = Node(self.tag, attrib, self.text, self.tail, None, parent, self.dialect)
         n._c = self._c
         n._v = self._v
-        n.children = [c.copy(n) for c in self.children]
+        n.children = [c.copy(n, share_attributes=share_attributes) for c in self.children]
         return n
 
     def __repr__(self) -> str:
@@ -308,6 +313,7 @@ def parse_node(
     few = data.count(b"=") <= _FEW_ATTRIBUTES_TOTAL
     starts = _start_tags(text) if few else None
     memo = _ATTRIBUTES_MEMO
+    tags = _TAG_NAMES
     max_elements = lim.max_elements
     max_depth = lim.max_depth if lim.max_depth < 256 else 1 << 30  # libxml2 enforced 256
     new = _new_node
@@ -338,6 +344,13 @@ def parse_node(
             parent = None
             depth = 1
         tag = el.tag
+        known = tags.get(tag)
+        if known is None:
+            if len(tags) >= _TAG_NAMES_MAX:
+                tags.clear()
+            tags[tag] = tag
+        else:
+            tag = known  # one string object per tag name: tag comparisons by identity
         if depth > max_depth or count == max_elements:
             n_all = int(element.xpath("count(//*)"))
             if n_all > max_elements:  # counted first, as parse_svg does
@@ -422,6 +435,8 @@ def _parse_node_by_parents(
 # attributes, no external entities): only such lists are stored.
 _START_TAG_RE = re.compile(r"<(?:!--.*?-->|\?.*?\?>|/[^>]*>|([^>]*)>)", re.DOTALL)
 _ATTRIBUTES_MEMO: dict[str, tuple[tuple[tuple[str, str], ...], dict[str, str]]] = {}
+_TAG_NAMES: dict[str, str] = {}  # expanded tag names read so far, each kept as one object
+_TAG_NAMES_MAX = 4096
 _ATTRIBUTES_MEMO_MAX = 1 << 15
 _ATTRIBUTES_MEMO_CHARS = 2048  # longest stored start tag (characters)
 _ATTRIBUTES_MEMO_BUDGET = 1 << 22  # characters of stored start tags before the memo is emptied
@@ -766,7 +781,11 @@ def canonical_equal(a: Node, b: Node) -> bool:
         ac, bc = a.children, b.children
         if len(ac) != len(bc):
             return False
-        if a.attrib != b.attrib and canonical_attributes(a) != canonical_attributes(b):
+        if (
+            a.attrib is not b.attrib
+            and a.attrib != b.attrib
+            and canonical_attributes(a) != canonical_attributes(b)
+        ):
             return False
         if ac:
             extend(zip(ac, bc, strict=True))

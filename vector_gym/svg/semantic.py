@@ -305,7 +305,7 @@ def semantic_text(node: Node, alias: Aliases) -> str:
 
 def _node_equal(p: Node, t: Node, ap: Aliases, at: Aliases) -> bool:
     # Equal raw attribute dicts give equal maps unless references go through the alias maps.
-    if p.attrib != t.attrib or _base(t)[1]:
+    if (p.attrib is not t.attrib and p.attrib != t.attrib) or _base(t)[1]:
         if semantic_attributes(p, ap) != semantic_attributes(t, at):
             return False
     if p.text != t.text or (p.text and local_name(t.tag) == "style"):
@@ -438,7 +438,7 @@ def _diff(
         n0 = len(out)
         label = None
         tv = t._v if t._v is not None else _base(t)
-        raw_differs = p.attrib != t.attrib
+        raw_differs = p.attrib is not t.attrib and p.attrib != t.attrib
         if c_equal and (
             (p.text != t.text and not ws_equal(p.text, t.text))
             or (p.tail != t.tail and not ws_equal(p.tail, t.tail))

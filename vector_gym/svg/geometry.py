@@ -603,7 +603,7 @@ SMALL_PATH = 64
 
 
 def _lengths_impl(path: PathData, method: str) -> tuple[np.ndarray, bool]:
-    n = len(path.kinds)
+    n = len(path.kind_list)
     if 0 < n <= SMALL_PATH:
         out, gave_up = _lengths_small(path, method)
         return np.array(out), gave_up
@@ -617,8 +617,8 @@ def _lengths_small(path: PathData, method: str) -> tuple[list[float], bool]:
     :func:`_gauss_cubics_small`; elliptical arcs and REFINE take the array code on the same
     segment groups, in the same order and with the same shared work budget.
     """
-    kinds = path.kinds.tolist()
-    rows = path.params.tolist()
+    kinds = path.kind_list
+    rows = path.rows  # Python floats, the leading columns of ``params``
     out = [0.0] * len(kinds)
     cubics: list[int] = []
     ellipses: list[int] = []
@@ -822,7 +822,7 @@ def sample_path(path: PathData, method: str = "refine") -> np.ndarray | None:
     >>> sample_path(parse_path_data("")) is None
     True
     """
-    n = len(path.kinds)
+    n = len(path.kind_list)
     if n == 0:
         return None
     if method not in LENGTH_METHODS:
@@ -842,8 +842,8 @@ def _sample_path_impl(path: PathData, method: str, n: int) -> np.ndarray | None:
     total = 0.0
     for v in lengths:  # left to right, as CPython 3.11's sum()
         total += v
-    kinds = path.kinds.tolist() if n <= SMALL_PATH else None
-    first = 1 if (path.kinds[0] == MOVE and n >= 2) else 0
+    kinds = path.kind_list
+    first = 1 if (kinds[0] == MOVE and n >= 2) else 0
     if total == 0:
         seg = np.empty(N_SAMPLES, dtype=np.intp)
         loc = np.empty(N_SAMPLES)
@@ -877,7 +877,7 @@ def _sample_path_impl(path: PathData, method: str, n: int) -> np.ndarray | None:
     seg = np.concatenate(((first,), idx, (n - 1,)))
     # Every sample lies on a segment from ``first`` on: with a leading Move, f_0 = 0 <= p for
     # every inner position, so no inner sample picks segment 0. One kind there: one formula.
-    one = kinds is not None and kinds[first:].count(kinds[-1]) == n - first
+    one = n <= SMALL_PATH and kinds[first:].count(kinds[-1]) == n - first
     if one and kinds[-1] == CUBIC:
         pts = _cubic_points(path.params, seg, loc)
     elif one:

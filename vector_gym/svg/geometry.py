@@ -62,6 +62,7 @@ __all__ = [
     "refine_length_reference",
     "sample_path",
     "path_distance",
+    "distance_factors",
     "samples_for",
 ]
 
@@ -917,7 +918,25 @@ def _cubic_points(prm: np.ndarray, seg: np.ndarray, t: np.ndarray) -> np.ndarray
     return out
 
 
-def path_distance(a: np.ndarray, b: np.ndarray) -> float:
+def distance_factors(b: np.ndarray) -> np.ndarray:
+    """The ``B`` side of :func:`path_distance`'s grid product, for a ``b`` used many times.
+
+    Parameters
+    ----------
+    b : numpy.ndarray, shape (m, 2), float64
+
+    Returns
+    -------
+    numpy.ndarray, shape (2, 2, m), float64
+        Per axis the rows ``[1, ..., 1]`` and ``-b[:, axis]``.
+    """
+    right = np.empty((2, 2, b.shape[0]))
+    right[:, 0] = 1.0
+    np.negative(b.T, out=right[:, 1])
+    return right
+
+
+def path_distance(a: np.ndarray, b: np.ndarray, b_factors: np.ndarray | None = None) -> float:
     """Return D(A, B) = max(rms, V[245]) of spec §8.9.5.
 
     V is the 258 nearest-neighbour distances (each sample of A to all of B, and of B to all of A),
@@ -927,6 +946,8 @@ def path_distance(a: np.ndarray, b: np.ndarray) -> float:
     ----------
     a, b : numpy.ndarray, shape (129, 2), float64
         Samples from :func:`sample_path`.
+    b_factors : numpy.ndarray, optional
+        :func:`distance_factors` of ``b`` (computed here when not given).
 
     Returns
     -------
@@ -941,7 +962,6 @@ def path_distance(a: np.ndarray, b: np.ndarray) -> float:
     (0.0, 3.0)
     """
     n = a.shape[0]
-    m = b.shape[0]
     # The grids of differences a_j - b_k, one per axis, as one batched matrix product:
     # [a_j, 1] . [1, -b_k]. Both products are exact (factors +-1) and the two-term sum is rounded
     # once, so every entry is the subtraction's own double (up to the sign of a zero, which the
@@ -950,10 +970,7 @@ def path_distance(a: np.ndarray, b: np.ndarray) -> float:
     left = np.empty((2, n, 2))
     left[:, :, 0] = a.T
     left[:, :, 1] = 1.0
-    right = np.empty((2, 2, m))
-    right[:, 0] = 1.0
-    np.negative(b.T, out=right[:, 1])
-    grid = left @ right
+    grid = left @ (distance_factors(b) if b_factors is None else b_factors)
     grid *= grid
     sq = grid[0]
     sq += grid[1]

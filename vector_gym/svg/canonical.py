@@ -264,9 +264,10 @@ def to_node(element: Any, parent: Node | None = None, dialect: Dialect | None = 
 
 
 _FEW_ATTRIBUTES_TOTAL = 1024
-"""A document with at most this many ``=`` characters has no element with more attributes, so
-lxml's quadratic ``items()`` costs at most ~0.5 M name comparisons: :func:`parse_node` then reads
-every element with ``items()`` and skips :func:`read_attributes`' per-element count."""
+"""A start tag (or, when :func:`parse_node` has no start-tag texts, a whole document) with at most
+this many ``=`` characters has no more attributes, so lxml's quadratic ``items()`` costs at most
+~0.5 M name comparisons: :func:`parse_node` then reads it with ``items()`` and skips
+:func:`read_attributes`' per-element count."""
 
 _new_node = object.__new__
 _ELEMENTS = etree.Element  # ``iter(etree.Element)`` yields elements only
@@ -310,8 +311,11 @@ def parse_node(
     element, data = parse_svg_unprobed(text, lim)
     if dialect is None:
         dialect = SVG2
-    few = data.count(b"=") <= _FEW_ATTRIBUTES_TOTAL
-    starts = _start_tags(text) if few else None
+    starts = _start_tags(text)
+    # Without the start-tag texts (bytes, CDATA, DOCTYPE) every element is read through lxml:
+    # items() when the whole document is small enough, else read_attributes.
+    few = starts is not None or data.count(b"=") <= _FEW_ATTRIBUTES_TOTAL
+    n_starts = len(starts) if starts is not None else 0
     memo = _ATTRIBUTES_MEMO
     tags = _TAG_NAMES
     max_elements = lim.max_elements
@@ -360,13 +364,19 @@ def parse_node(
         n = new(Node)
         n.tag = tag
         if starts is not None:
-            raw = starts[count - 1] if count <= len(starts) else None
+            raw = starts[count - 1] if count <= n_starts else None
             hit = memo.get(raw)
             if hit is None:
-                key = tuple(el.items())
-                attrib = dict(key)
-                if raw is not None:
+                if raw is not None and _whole_start_tag(raw):
+                    # items() is quadratic in the attribute count, which the '=' count of the
+                    # whole start tag bounds
+                    key = tuple(el.items()) if raw.count("=") <= _FEW_ATTRIBUTES_TOTAL else None
+                    attrib = dict(key) if key is not None else read_attributes(el)
+                    key = key if key is not None else tuple(attrib.items())
                     _remember(raw, key, attrib)
+                else:
+                    attrib = read_attributes(el)
+                    key = tuple(attrib.items())
                 n.attrib = attrib
             else:
                 key, n.attrib = hit  # the stored dict itself, shared (read-only, see above)
@@ -457,10 +467,18 @@ def _start_tags(text: Any) -> list[str] | None:
     return [g for g in _START_TAG_RE.findall(text) if g]
 
 
+def _whole_start_tag(raw: str) -> bool:
+    """Whether a capture of :func:`_start_tags` is certainly a whole start tag.
+
+    No single quote (a '>' or '"' could hide inside '...') and balanced double quotes (a '>'
+    inside a "..." value would have cut the capture inside that value, leaving an odd count).
+    """
+    return "'" not in raw and not raw.count('"') % 2
+
+
 def _remember(raw: str, key: tuple[tuple[str, str], ...], attrib: dict[str, str]) -> None:
-    # Proper captures only: no single quote (a '>' or '"' could hide inside '...'), balanced
-    # double quotes (so the closing '>' lies outside every value), no namespaced name.
-    if len(raw) > _ATTRIBUTES_MEMO_CHARS or "'" in raw or raw.count('"') % 2:
+    # Whole start tags only (the caller checks _whole_start_tag), no namespaced name.
+    if len(raw) > _ATTRIBUTES_MEMO_CHARS:
         return
     for k, _v in key:
         if k[:1] == "{":

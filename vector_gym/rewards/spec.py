@@ -85,6 +85,7 @@ from vector_gym.svg.geometry import path_distance
 from vector_gym.svg.parse import ParseLimits, fold_ws, parse_svg
 from vector_gym.svg.semantic import (
     aliases,
+    cache_semantic_maps,
     lazy_aliases,
     semantic_attributes,
     semantic_differences,
@@ -268,6 +269,10 @@ class SpecScorer:
             release(list(source.iter()))
         self.t_states = target_states(self.target, edits) if self.target is not None else None
         self.masked_target = self.t_states[-1].root if self.t_states is not None else None
+        if self.target is not None:
+            # The V maps of the target side, read by every output's walks, made once now.
+            cache_semantic_maps(self.target)
+            cache_semantic_maps(self.masked_target)
         idx = self.t_index
         self.protected = tuple(
             (u, idx.find(u) if idx is not None else None) for u in task.protected_ids

@@ -52,6 +52,7 @@ __all__ = [
     "lazy_aliases",
     "LazyAliases",
     "rewrite_references",
+    "cache_semantic_maps",
     "semantic_attributes",
     "semantic_text",
     "semantic_equal",
@@ -237,6 +238,15 @@ def _base_svg2(node: Node) -> tuple[dict[str, str], tuple[str, ...]]:
     refs = tuple(k for k, v in attrs.items() if _has_reference(k, v))
     node._v = (attrs, refs)
     return node._v
+
+
+def cache_semantic_maps(root: Node) -> None:
+    """Compute the alias-independent semantic map of every node of ``root`` now (cached on the
+    nodes, as the V comparisons would on first use): for task-side trees built once and compared
+    with many outputs. Nothing else changes."""
+    for node in root.iter():
+        if node._v is None:
+            _base(node)
 
 
 def semantic_attributes(node: Node, alias: Aliases) -> dict[str, str]:

@@ -246,32 +246,25 @@ class _ElementMemo:
     MAX_CHARS = 4096
     MAX_TOTAL = 1 << 23
 
-    __slots__ = ("tables", "totals", "by_object")
+    __slots__ = ("tables", "totals")
 
     def __init__(self) -> None:
         self.tables: tuple[dict, dict] = ({}, {})
         self.totals = [0, 0]
-        # The stored verdicts again by the key tuple's id: parse_node hands out the attribute
-        # memo's own tuple for every repeated start tag, so most lookups need no tuple hash.
-        # An entry holds its key, so that id cannot be reused while the entry exists.
-        self.by_object: tuple[dict, dict] = ({}, {})
 
     def store(self, parity: bool, key: tuple, value: tuple) -> None:
         chars = value[3]
         if chars > self.MAX_CHARS:
             return
         table = self.tables[parity]
-        objects = self.by_object[parity]
         if len(table) >= self.MAX_ENTRIES or self.totals[parity] + chars > self.MAX_TOTAL:
             table.clear()
-            objects.clear()
             self.totals[parity] = 0
         table[key] = value
         self.totals[parity] += chars
-        objects[id(key)] = (key, value)
 
     def clear(self) -> None:
-        for table in (*self.tables, *self.by_object):
+        for table in self.tables:
             table.clear()
         self.totals[:] = [0, 0]
 
@@ -320,7 +313,6 @@ def check_validity(
     uses: list[tuple[Node, str]] = []
     svg2 = not parity
     table = _MEMO.tables[parity]
-    objects = _MEMO.by_object[parity]
     store = _MEMO.store
     get_ids = by_id.get
     if nodes is None:
@@ -330,14 +322,10 @@ def check_validity(
     for node, key in zip(nodes, keys, strict=True):
         attrib = node.attrib
         if attrib:
-            seen = objects.get(id(key))
-            if seen is not None and seen[0] is key:
-                hit = seen[1]
-            else:
-                hit = table.get(key)
-                if hit is None:
-                    hit = _element_verdict(attrib, parity)
-                    store(parity, key, hit)
+            hit = table.get(key)
+            if hit is None:
+                hit = _element_verdict(attrib, parity)
+                store(parity, key, hit)
             node._c = hit[0]
             if hit[1]:
                 bad.update(hit[1])

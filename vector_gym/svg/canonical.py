@@ -464,7 +464,7 @@ def _start_tags(text: Any) -> list[str] | None:
     """
     if text.__class__ is not str or "<![CDATA[" in text or "<!DOCTYPE" in text:
         return None
-    return [g for g in _START_TAG_RE.findall(text) if g]
+    return list(filter(None, _START_TAG_RE.findall(text)))
 
 
 def _whole_start_tag(raw: str) -> bool:

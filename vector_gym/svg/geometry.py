@@ -859,17 +859,24 @@ def _sample_path_impl(path: PathData, method: str, n: int) -> np.ndarray | None:
         return pts
     fr: list[float] = [0.0]  # fr[i + 1] is the running fraction f_i; fr[0] = 0 is f_{-1}
     acc = 0.0
+    rising = True
     for v in lengths:
-        acc += v / total
+        step = v / total
+        if not step >= 0.0:
+            rising = False
+        acc += step
         fr.append(acc)
     inner = _INNER
     f = np.array(fr)
     f1 = f[1:]
     if all(math.isfinite(x) for x in fr):
         idx = np.searchsorted(f1, inner, side="right")
+        # sorted fractions, sorted positions: the last index is the largest
+        last = idx[-1] if rising else idx.max()
     else:
         idx = np.array([bisect.bisect_right(fr, p, 1) - 1 for p in inner.tolist()], dtype=np.intp)
-    if idx.max() >= n:
+        last = idx.max()
+    if last >= n:
         return None
     # Segment idx at (p − f_{idx−1}) / (f_idx − f_{idx−1}), f_{−1} = 0: for idx = 0 this is
     # (p − 0) / (f_0 − 0), exactly p / f_0.

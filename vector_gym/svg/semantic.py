@@ -318,7 +318,7 @@ def _node_equal(p: Node, t: Node, ap: Aliases, at: Aliases) -> bool:
     if (p.attrib is not t.attrib and p.attrib != t.attrib) or _base(t)[1]:
         if semantic_attributes(p, ap) != semantic_attributes(t, at):
             return False
-    if p.text != t.text or (p.text and local_name(t.tag) == "style"):
+    if p.text != t.text or (p.text and t.tag.endswith("style") and local_name(t.tag) == "style"):
         if semantic_text(p, ap) != semantic_text(t, at):
             return False
     if p.tail != t.tail and not ws_equal(p.tail, t.tail):
@@ -460,7 +460,7 @@ def _diff(
             if semantic_attributes(p, ap) != semantic_attributes(t, at):
                 label = _label(p, t, k if up is None else (*up, k))
                 out.append(label)
-        if p.text != t.text or (p.text and local_name(t.tag) == "style"):
+        if p.text != t.text or (p.text and t.tag.endswith("style") and local_name(t.tag) == "style"):
             if semantic_text(p, ap) != semantic_text(t, at):
                 label = label or _label(p, t, k if up is None else (*up, k))
                 out.append(label)

@@ -77,7 +77,6 @@ from vector_gym.svg.canonical import (
     canonical_equal,
     parse_node,
     release,
-    to_node,
 )
 from vector_gym.svg.color import COLOR_ATTRIBUTES
 from vector_gym.svg.extract import extract_svg

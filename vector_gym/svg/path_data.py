@@ -35,6 +35,7 @@ import functools
 import itertools
 import math
 import re
+
 import numpy as np
 
 from vector_gym.svg.numbers import format_number

@@ -155,7 +155,9 @@ class Node:
     tag : str
         Expanded tag, ``{uri}local`` or bare ``local``.
     attrib : dict of str to str
-        Raw attribute values keyed by expanded name, in document order.
+        Raw attribute values keyed by expanded name, in document order. Trees read by
+        :func:`parse_node` share one dict among elements with the same start tag: assign a
+        copy before editing one.
     text, tail : str
         Raw text before the first child / after the end tag (``""`` when absent).
     children : list of Node

@@ -870,7 +870,7 @@ def _sample_path_impl(path: PathData, method: str, n: int) -> np.ndarray | None:
     f = np.array(fr)
     f1 = f[1:]
     if all(math.isfinite(x) for x in fr):
-        idx = np.searchsorted(f1, inner, side="right")
+        idx = f1.searchsorted(inner, side="right")  # the method: no Python wrapper
         # sorted fractions, sorted positions: the last index is the largest
         last = idx[-1] if rising else idx.max()
     else:
@@ -988,7 +988,7 @@ def path_distance(a: np.ndarray, b: np.ndarray, b_factors: np.ndarray | None = N
     v = np.hypot(d[:, 0], d[:, 1])
     v.sort()
     # Sorted, summed left to right: a cumulative sum adds in exactly that order.
-    total = float(np.cumsum(v * v)[-1])
+    total = float((v * v).cumsum()[-1])
     rms = math.sqrt(total / v.size)
     p95 = float(v[245])
     return max(rms, p95)

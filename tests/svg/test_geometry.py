@@ -224,6 +224,47 @@ def test_hostile_huge_cubic_is_bounded_in_memory():
     assert samples_for("M0 0 C20000 0 -20000 20000 0 20000") is not None
 
 
+
+def _path_distance_broadcast(a, b):
+    """path_distance as written with two broadcast subtractions (the grid's definition)."""
+    sq = a[:, 0:1] - b[:, 0]
+    dy = a[:, 1:2] - b[:, 1]
+    sq *= sq
+    dy *= dy
+    sq += dy
+    d = np.concatenate([a - b[sq.argmin(axis=1)], a[sq.argmin(axis=0)] - b])
+    v = np.hypot(d[:, 0], d[:, 1])
+    v.sort()
+    total = float(np.cumsum(v * v)[-1])
+    return max(math.sqrt(total / v.size), float(v[245]))
+
+
+def test_path_distance_bit_identical_to_broadcast_grid():
+    # The grid of differences comes from a matrix product with +-1 factors: every entry must be
+    # the subtraction's own double, so D is bit-identical, ties (equal samples, integer grids),
+    # huge coordinates (squares overflowing to inf) and inf/NaN samples included.
+    rng = np.random.default_rng(7)
+    cases = 0
+    for scale in (1.0, 1e-3, 1e5, 1e150, 1e200):
+        for _ in range(60):
+            a = rng.standard_normal((129, 2)) * scale
+            b = rng.standard_normal((129, 2)) * scale
+            if rng.random() < 0.3:
+                a, b = np.round(a), np.round(b)
+            if rng.random() < 0.3:
+                a[rng.integers(129)] = b[rng.integers(129)]
+            if rng.random() < 0.15:
+                a[rng.integers(129), rng.integers(2)] = rng.choice([np.inf, -np.inf, np.nan])
+            if rng.random() < 0.15:
+                b[rng.integers(129), rng.integers(2)] = rng.choice([np.inf, -np.inf, np.nan])
+            with np.errstate(all="ignore"):
+                want, got = _path_distance_broadcast(a, b), path_distance(a, b)
+            assert np.float64(got).tobytes() == np.float64(want).tobytes(), (scale, want, got)
+            cases += 1
+    a, b = samples_for(AFTER_C), samples_for(PRODUCED_C)
+    assert path_distance(a, b) == _path_distance_broadcast(a, b) == path_distance(b, a)
+    assert cases == 300
+
 def _random_path(rng: random.Random, scale: float, segments: int) -> str:
     def num():
         return f"{rng.uniform(-scale, scale):.{rng.choice([0, 1, 3, 6])}f}"
@@ -331,3 +372,42 @@ def test_short_path_lengths_and_samples_bit_identical_to_array_code(method):
             assert a.tobytes() == b.tobytes(), d
     if method == "gauss":
         assert fallback > 0  # the general-loop route was exercised too
+
+
+def test_gauss_fast_path_halvings_bit_identical_to_general_loop(monkeypatch):
+    # Cubics whose first panel comparison fails are followed level by level with Python
+    # bookkeeping (_gauss_refine_small); lengths and the work charged must be the general loop's
+    # own, bit for bit, including the curves it leaves to the general loop (too deep).
+    calls = {"followed": 0, "left": 0}
+    follow = G._gauss_refine_small
+
+    def spy(*args):
+        out = follow(*args)
+        calls["followed" if out is not None else "left"] += 1
+        return out
+
+    monkeypatch.setattr(G, "_gauss_refine_small", spy)
+    rng = random.Random(3)
+    checked = 0
+    for _ in range(600):
+        scale = rng.choice([1, 100, 1e4, 1e6, 1e9])
+        parts = [f"M{rng.uniform(-scale, scale)!r} {rng.uniform(-scale, scale)!r}"]
+        for _k in range(rng.choice([1, 2, 3, 8, 64])):
+            pts = [rng.uniform(-scale, scale) for _ in range(6)]
+            if rng.random() < 0.2:
+                pts = [float(round(x)) for x in pts]
+            parts.append("C" + " ".join(repr(x) for x in pts))
+        p = parse_path_data(" ".join(parts))
+        segs = np.flatnonzero(p.kinds == 3)
+        rows = [p.params[i].tolist() for i in segs]
+        with np.errstate(all="ignore"):
+            fast_budget, loop_budget = [G.MAX_REFINE_NODES], [G.MAX_REFINE_NODES]
+            fast = G._gauss_cubics_small(rows, fast_budget)
+            loop = G._gauss_lengths(p, segs, loop_budget)
+        if fast is None:
+            assert fast_budget == [G.MAX_REFINE_NODES]  # nothing charged: the caller falls back
+            continue
+        assert np.array(fast).tobytes() == loop.tobytes()
+        assert fast_budget == loop_budget
+        checked += 1
+    assert checked > 500 and calls["followed"] > 300 and calls["left"] > 0

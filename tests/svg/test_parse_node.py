@@ -129,3 +129,22 @@ def test_walk_by_lxml_parents_gives_the_same_tree(text):
     with pytest.raises(SVGParseError) as exc:
         _parse_node_by_parents(parse_svg_unprobed(deep, lim)[0], lim, SVG2)
     assert exc.value.reason == "too_deep"
+
+
+def test_start_tag_with_many_attributes_read_linearly(monkeypatch):
+    # The '=' count of a whole start tag bounds its attribute count: above 1024 the element is
+    # read with read_attributes (linear) instead of lxml's quadratic items(), in a document whose
+    # other start tags still go through the memo; the tree is lxml's either way.
+    import vector_gym.svg.canonical as canonical
+
+    big = " ".join(f'a{i}="{i}"' for i in range(1100))
+    text = f'<svg {NS}><g {big}/><rect x="1"/><rect title="a>b" x="2"/></svg>'
+    calls = []
+    real = canonical.read_attributes
+    monkeypatch.setattr(canonical, "read_attributes", lambda el: calls.append(el.tag) or real(el))
+    root, nodes, keys = parse_node(text)
+    # the big start tag and the one cut short at the '>' inside a value: read_attributes
+    assert calls == ["{http://www.w3.org/2000/svg}g", "{http://www.w3.org/2000/svg}rect"]
+    assert _shape(root) == _shape(to_node(parse_svg(text)))
+    assert keys == [tuple(n.attrib.items()) for n in nodes]
+    assert len(nodes[1].attrib) == 1100 and list(nodes[1].attrib)[:2] == ["a0", "a1"]

@@ -26,7 +26,7 @@ from vector_gym.svg.color import (
     hex_to_lab,
     normalise_color,
 )
-from vector_gym.svg.geometry import path_distance, samples_for
+from vector_gym.svg.geometry import distance_factors, path_distance, samples_for
 from vector_gym.svg.path_data import PathSyntaxError, parse_path_data_cached
 from vector_gym.svg.viewbox import scan_viewbox_reference
 
@@ -363,13 +363,16 @@ class PathSide:
 
     samples: Any  # (129, 2) float64 ndarray or None when unsampleable
     tokens: tuple[tuple[str, ...], tuple[float, ...]] | None
+    factors: Any = None  # distance_factors(samples), for D(produced, this side)
 
     @classmethod
     def of(cls, text: Any, parity: bool) -> PathSide | None:
         if text is None or isinstance(text, bool):
             return None
         s = as_text(text)
-        return cls(samples_for(s, parity=parity), coord_tokens(s, parity))
+        samples = samples_for(s, parity=parity)
+        factors = distance_factors(samples) if samples is not None else None
+        return cls(samples, coord_tokens(s, parity), factors)
 
 
 def coord_delta(before: PathSide | None, after: PathSide) -> float | None:
@@ -402,7 +405,7 @@ def compare_path(
     ps = samples_for(text, parity=parity, method="refine" if parity else "gauss")
     if ps is None or after.samples is None:
         return Match(False, kind.name)
-    d = path_distance(ps, after.samples)
+    d = path_distance(ps, after.samples, after.factors)
     shape = _distance_match(kind, d, delta, parity)
     if shape.passed:
         return shape

@@ -5,6 +5,7 @@ Private helper of :mod:`vector_gym.rewards.spec`.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from typing import Any
@@ -208,8 +209,9 @@ def style_first(style: str | None, key: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1024)
 def camel(key: str) -> str:
-    """``stroke-width`` → ``strokeWidth`` (spec §7 step 11)."""
+    """``stroke-width`` → ``strokeWidth`` (spec §7 step 11); memoised (attribute names)."""
     parts = key.split("-")
     return "".join([parts[0], *(p.title() for p in parts[1:])])
 

@@ -97,12 +97,14 @@ def target_states(target: Node, edits: Sequence[RequestedEdit]) -> list[IdIndex]
 
     Only ``exists`` items change T′ (the removed node); other items never modify the target.
     """
-    cur = target.copy()
+    # The states never edit attributes (REMOVE detaches nodes and gives a cleared root a new
+    # dict), so they share the target's attribute dicts: equal maps compare by identity.
+    cur = target.copy(share_attributes=True)
     index = IdIndex(cur)
     states = [index]
     for item in edits:
         if item.attribute == "exists" and index.find(item.part) is not None:
-            cur = cur.copy()
+            cur = cur.copy(share_attributes=True)
             index = IdIndex(cur)
             remove(cur, index.find(item.part))
             index = IdIndex(cur)
@@ -145,6 +147,7 @@ def mask_produced(
             continue
         key = "transform" if attr == "size" else attr
         alt = camel(key)
+        pn.attrib = dict(pn.attrib)  # parse_node shares attribute dicts between trees
         # Prefer the spelling equal to the requested attribute (the reference's choice follows
         # hash-set order when the target has both, spec §9 / §16 item 26).
         tkey = key if key in tn.attrib else (alt if alt in tn.attrib else None)

@@ -44,7 +44,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from vector_gym.errors import SVGParseError
@@ -77,7 +77,6 @@ from vector_gym.svg.canonical import (
     canonical_equal,
     parse_node,
     release,
-    to_node,
 )
 from vector_gym.svg.color import COLOR_ATTRIBUTES
 from vector_gym.svg.extract import extract_svg
@@ -85,6 +84,7 @@ from vector_gym.svg.geometry import path_distance
 from vector_gym.svg.parse import ParseLimits, fold_ws, parse_svg
 from vector_gym.svg.semantic import (
     aliases,
+    cache_semantic_maps,
     lazy_aliases,
     semantic_attributes,
     semantic_differences,
@@ -192,6 +192,9 @@ class _CheckPlan:
     path_delta_c: float | None = None
     known: dict[str, Match] | None = None  # path: Match of the before/after texts
     check: ScalarCheck | ListCheck | ColorCheck | None = None  # task side of the comparison
+    # id(attrib) -> (attrib, report if valid, report if invalid) of the source's and the
+    # target's element (SpecScorer._task_reports)
+    reports: dict[int, tuple[dict[str, str], CheckReport, CheckReport]] | None = None
 
 
 class SpecScorer:
@@ -238,15 +241,37 @@ class SpecScorer:
             lx = None
         self.viewport = Viewport(*viewport_size(lx))
         self.dialect = REFERENCE if self.parity else SVG2
-        self.target: Node | None = to_node(lx, dialect=self.dialect) if lx is not None else None
+        source = self._seed(task.source_svg)
+        seeded = self._seed(task.target_svg)
+        if seeded is not None:
+            release(list(seeded.iter()))
+        # The target read as outputs are read (to_node(lx)'s tree): after seeding, its elements
+        # share the attribute memo's dicts, names and values with every output element that
+        # repeats them, so most attribute comparisons of the gates meet identical objects.
+        self.target: Node | None = self._read_target(task.target_svg) if lx is not None else None
         self.target_valid = check_validity(self.target, self.parity)[0]
-        self._seed(task.source_svg)
-        self._seed(task.target_svg)
         self.t_index = IdIndex(self.target) if self.target is not None else None
         edits = task.requested_edits
         self.plans = tuple(self._plan(e) for e in edits)
+        s_index = IdIndex(source) if source is not None else None
+        self.plans = tuple(
+            self._task_reports(
+                plan,
+                [
+                    x.find(plan.edit.part) if x is not None else None
+                    for x in (self.t_index, s_index)
+                ],
+            )
+            for plan in self.plans
+        )
+        if source is not None:
+            release(list(source.iter()))
         self.t_states = target_states(self.target, edits) if self.target is not None else None
         self.masked_target = self.t_states[-1].root if self.t_states is not None else None
+        if self.target is not None:
+            # The V maps of the target side, read by every output's walks, made once now.
+            cache_semantic_maps(self.target)
+            cache_semantic_maps(self.masked_target)
         idx = self.t_index
         self.protected = tuple(
             (u, idx.find(u) if idx is not None else None) for u in task.protected_ids
@@ -264,19 +289,24 @@ class SpecScorer:
 
     # -- task-side precomputation ------------------------------------------------------------
 
-    def _seed(self, svg: str) -> None:
+    def _seed(self, svg: str) -> Node | None:
         """Read a task document's elements once now (start-tag attribute memo, validity memo).
 
         Produced SVGs repeat most elements of the task's source and target, so their per-element
         work (lxml's attribute reads, the validity verdicts) is done at scorer build instead of on
-        the first outputs. Only caches change.
+        the first outputs. Returns the document's tree (None when it does not parse); the
+        caller releases it.
         """
         try:
             root, nodes, keys = parse_node(svg, dialect=self.dialect)
         except SVGParseError:
-            return
+            return None
         check_validity(root, self.parity, nodes, keys)
-        release(nodes)
+        return root
+
+    def _read_target(self, svg: str) -> Node:
+        """The target tree, ``to_node(parse_svg(svg))`` as :func:`parse_node` reads it."""
+        return parse_node(svg, dialect=self.dialect)[0]
 
     def _plan(self, e: RequestedEdit) -> _CheckPlan:
         after = e.after
@@ -504,7 +534,7 @@ class SpecScorer:
                         and pn_id is not None
                         and not pn.children
                         and pn.tag == tn.tag
-                        and pn.attrib == tn.attrib
+                        and (pn.attrib is tn.attrib or pn.attrib == tn.attrib)
                         and pn.text == tn.text
                         and pn.tail == tn.tail
                     ):
@@ -615,11 +645,29 @@ class SpecScorer:
         self, plan: _CheckPlan, P: Node | None, p_index: IdIndex | None, valid: bool
     ) -> CheckReport:
         e = plan.edit
-        part, attr, before, after = e.part, e.attribute, e.before, e.after
-        if attr == "exists" and after is False:
+        part, attr = e.part, e.attribute
+        if attr == "exists" and e.after is False:
             node = p_index.find(part) if p_index is not None else None
         else:
             node = corresponding(p_index, self.t_index, part, strict=not self.parity)
+        if node is not None and plan.reports is not None:
+            # The element repeats the source's or the target's (their shared attribute dict,
+            # see _task_reports): the report was made at scorer build.
+            hit = plan.reports.get(id(node.attrib))
+            if hit is not None and hit[0] is node.attrib:
+                return hit[1] if valid else hit[2]
+        produced, m = self._verdict(plan, node, P, p_index)
+        return _check_report(plan.edit, produced, m, valid)
+
+    def _verdict(
+        self, plan: _CheckPlan, node: Node | None, P: Node | None, p_index: IdIndex | None
+    ) -> tuple[Any, Match]:
+        """The produced value of one requested edit and its kind verdict (§7, §8), ungated.
+
+        For every kind but ``existence`` this is a function of ``node.attrib`` alone.
+        """
+        e = plan.edit
+        part, attr, before, after = e.part, e.attribute, e.before, e.after
         produced: Any = (
             (node is not None) if attr == "exists" else read_value(node, attr, self.parity)
         )
@@ -661,18 +709,30 @@ class SpecScorer:
                 )
         else:
             m = compare_canonical(produced, after, attr, self.parity)
-        ok = valid and m.passed
-        return CheckReport(
-            part=part,
-            attribute=attr,
-            comparison=m.comparison,
-            passed=ok,
-            distance=_r6(m.distance),
-            tolerance=_r6(m.tolerance),
-            baseline_distance=_r6(m.baseline),
-            progress=(m.progress if valid else 0.0),
-            produced=_jsonish(produced),
-        )
+        return produced, m
+
+    def _task_reports(self, plan: _CheckPlan, nodes: Sequence[Node | None]) -> _CheckPlan:
+        """``plan`` with the reports of these task elements (the source's and the target's).
+
+        A check other than ``existence`` reads nothing but the element's attributes, and an
+        output element that repeats a task element's start tag shares its attribute dict
+        (:func:`~vector_gym.svg.canonical.parse_node`'s memo, seeded with both documents): such
+        outputs (an untouched or a perfect edit) get these reports, keyed by that dict. The
+        dicts are held here, so their ids stay theirs.
+        """
+        if plan.kind == "existence":
+            return plan
+        reports: dict[int, tuple[dict[str, str], CheckReport, CheckReport]] = {}
+        for node in nodes:
+            if node is None or id(node.attrib) in reports:
+                continue
+            produced, m = self._verdict(plan, node, None, None)
+            reports[id(node.attrib)] = (
+                node.attrib,
+                _check_report(plan.edit, produced, m, True),
+                _check_report(plan.edit, produced, m, False),
+            )
+        return replace(plan, reports=reports)
 
     # -- inserted subtree (§8.5) ------------------------------------------------------------------
 
@@ -724,6 +784,21 @@ class SpecScorer:
         return ok, ratio
 
 
+def _check_report(e: RequestedEdit, produced: Any, m: Match, valid: bool) -> CheckReport:
+    """The report of one requested edit: the kind verdict gated by validity (§8, §8.4)."""
+    return CheckReport(
+        part=e.part,
+        attribute=e.attribute,
+        comparison=m.comparison,
+        passed=valid and m.passed,
+        distance=_r6(m.distance),
+        tolerance=_r6(m.tolerance),
+        baseline_distance=_r6(m.baseline),
+        progress=(m.progress if valid else 0.0),
+        produced=_jsonish(produced),
+    )
+
+
 def _task_side(build: Any, *args: Any) -> Any:
     """``build(*args)``, or None when the task's own values cannot be read ahead (a huge int
     ``after`` overflows ``float``): the check is then compared in full at every score."""
@@ -745,8 +820,6 @@ def _jsonish(value: Any) -> Any:
 
 
 def _replace(report: SpecReport, **changes: Any) -> SpecReport:
-    from dataclasses import replace
-
     return replace(report, **changes)
 
 

@@ -155,7 +155,9 @@ class Node:
     tag : str
         Expanded tag, ``{uri}local`` or bare ``local``.
     attrib : dict of str to str
-        Raw attribute values keyed by expanded name, in document order.
+        Raw attribute values keyed by expanded name, in document order. Trees read by
+        :func:`parse_node` share one dict among elements with the same start tag: assign a
+        copy before editing one.
     text, tail : str
         Raw text before the first child / after the end tag (``""`` when absent).
     children : list of Node
@@ -208,12 +210,17 @@ class Node:
         self._c = None
         self._v = None
 
-    def copy(self, parent: Node | None = None) -> Node:
-        """Deep copy of this subtree (caches are shared; they depend only on attributes)."""
-        n = Node(self.tag, dict(self.attrib), self.text, self.tail, None, parent, self.dialect)
+    def copy(self, parent: Node | None = None, *, share_attributes: bool = False) -> Node:
+        """Deep copy of this subtree (caches are shared; they depend only on attributes).
+
+        With ``share_attributes`` the copies use these nodes' ``attrib`` dicts (for read-only
+        copies: equal attribute maps are then found by identity).
+        """
+        attrib = self.attrib if share_attributes else dict(self.attrib)
+        n = Node(self.tag, attrib, self.text, self.tail, None, parent, self.dialect)
         n._c = self._c
         n._v = self._v
-        n.children = [c.copy(n) for c in self.children]
+        n.children = [c.copy(n, share_attributes=share_attributes) for c in self.children]
         return n
 
     def __repr__(self) -> str:
@@ -259,9 +266,10 @@ def to_node(element: Any, parent: Node | None = None, dialect: Dialect | None = 
 
 
 _FEW_ATTRIBUTES_TOTAL = 1024
-"""A document with at most this many ``=`` characters has no element with more attributes, so
-lxml's quadratic ``items()`` costs at most ~0.5 M name comparisons: :func:`parse_node` then reads
-every element with ``items()`` and skips :func:`read_attributes`' per-element count."""
+"""A start tag (or, when :func:`parse_node` has no start-tag texts, a whole document) with at most
+this many ``=`` characters has no more attributes, so lxml's quadratic ``items()`` costs at most
+~0.5 M name comparisons: :func:`parse_node` then reads it with ``items()`` and skips
+:func:`read_attributes`' per-element count."""
 
 _new_node = object.__new__
 _ELEMENTS = etree.Element  # ``iter(etree.Element)`` yields elements only
@@ -292,7 +300,9 @@ def parse_node(
         attributes as parsed, ``tuple(node.attrib.items())`` (a hashable key, built from lxml's
         list without a second pass over the dict). The tree holds parent links (reference
         cycles): a caller done with it can call :func:`release` to free it at once instead of
-        leaving it to the cyclic garbage collector.
+        leaving it to the cyclic garbage collector. Elements whose start tag repeats one read
+        before share one ``attrib`` dict (the attribute memo's): treat ``attrib`` as read-only
+        and assign a copy before editing one (as masking does, spec §9).
 
     Raises
     ------
@@ -303,9 +313,13 @@ def parse_node(
     element, data = parse_svg_unprobed(text, lim)
     if dialect is None:
         dialect = SVG2
-    few = data.count(b"=") <= _FEW_ATTRIBUTES_TOTAL
-    starts = _start_tags(text) if few else None
+    starts = _start_tags(text)
+    # Without the start-tag texts (bytes, CDATA, DOCTYPE) every element is read through lxml:
+    # items() when the whole document is small enough, else read_attributes.
+    few = starts is not None or data.count(b"=") <= _FEW_ATTRIBUTES_TOTAL
+    n_starts = len(starts) if starts is not None else 0
     memo = _ATTRIBUTES_MEMO
+    tags = _TAG_NAMES
     max_elements = lim.max_elements
     max_depth = lim.max_depth if lim.max_depth < 256 else 1 << 30  # libxml2 enforced 256
     new = _new_node
@@ -336,6 +350,13 @@ def parse_node(
             parent = None
             depth = 1
         tag = el.tag
+        known = tags.get(tag)
+        if known is None:
+            if len(tags) >= _TAG_NAMES_MAX:
+                tags.clear()
+            tags[tag] = tag
+        else:
+            tag = known  # one string object per tag name: tag comparisons by identity
         if depth > max_depth or count == max_elements:
             n_all = int(element.xpath("count(//*)"))
             if n_all > max_elements:  # counted first, as parse_svg does
@@ -345,17 +366,22 @@ def parse_node(
         n = new(Node)
         n.tag = tag
         if starts is not None:
-            raw = starts[count - 1] if count <= len(starts) else None
+            raw = starts[count - 1] if count <= n_starts else None
             hit = memo.get(raw)
             if hit is None:
-                key = tuple(el.items())
-                attrib = dict(key)
-                if raw is not None:
+                if raw is not None and _whole_start_tag(raw):
+                    # items() is quadratic in the attribute count, which the '=' count of the
+                    # whole start tag bounds
+                    key = tuple(el.items()) if raw.count("=") <= _FEW_ATTRIBUTES_TOTAL else None
+                    attrib = dict(key) if key is not None else read_attributes(el)
+                    key = key if key is not None else tuple(attrib.items())
                     _remember(raw, key, attrib)
+                else:
+                    attrib = read_attributes(el)
+                    key = tuple(attrib.items())
                 n.attrib = attrib
             else:
-                key, proto = hit
-                n.attrib = proto.copy()  # a copy of a stored dict: no rehashing of the names
+                key, n.attrib = hit  # the stored dict itself, shared (read-only, see above)
             addkey(key)
         elif few:
             items = el.items()
@@ -421,6 +447,8 @@ def _parse_node_by_parents(
 # attributes, no external entities): only such lists are stored.
 _START_TAG_RE = re.compile(r"<(?:!--.*?-->|\?.*?\?>|/[^>]*>|([^>]*)>)", re.DOTALL)
 _ATTRIBUTES_MEMO: dict[str, tuple[tuple[tuple[str, str], ...], dict[str, str]]] = {}
+_TAG_NAMES: dict[str, str] = {}  # expanded tag names read so far, each kept as one object
+_TAG_NAMES_MAX = 4096
 _ATTRIBUTES_MEMO_MAX = 1 << 15
 _ATTRIBUTES_MEMO_CHARS = 2048  # longest stored start tag (characters)
 _ATTRIBUTES_MEMO_BUDGET = 1 << 22  # characters of stored start tags before the memo is emptied
@@ -438,13 +466,21 @@ def _start_tags(text: Any) -> list[str] | None:
     """
     if text.__class__ is not str or "<![CDATA[" in text or "<!DOCTYPE" in text:
         return None
-    return [g for g in _START_TAG_RE.findall(text) if g]
+    return list(filter(None, _START_TAG_RE.findall(text)))
+
+
+def _whole_start_tag(raw: str) -> bool:
+    """Whether a capture of :func:`_start_tags` is certainly a whole start tag.
+
+    No single quote (a '>' or '"' could hide inside '...') and balanced double quotes (a '>'
+    inside a "..." value would have cut the capture inside that value, leaving an odd count).
+    """
+    return "'" not in raw and not raw.count('"') % 2
 
 
 def _remember(raw: str, key: tuple[tuple[str, str], ...], attrib: dict[str, str]) -> None:
-    # Proper captures only: no single quote (a '>' or '"' could hide inside '...'), balanced
-    # double quotes (so the closing '>' lies outside every value), no namespaced name.
-    if len(raw) > _ATTRIBUTES_MEMO_CHARS or "'" in raw or raw.count('"') % 2:
+    # Whole start tags only (the caller checks _whole_start_tag), no namespaced name.
+    if len(raw) > _ATTRIBUTES_MEMO_CHARS:
         return
     for k, _v in key:
         if k[:1] == "{":
@@ -453,7 +489,7 @@ def _remember(raw: str, key: tuple[tuple[str, str], ...], attrib: dict[str, str]
     if len(memo) >= _ATTRIBUTES_MEMO_MAX or _ATTRIBUTES_MEMO_TOTAL[0] > _ATTRIBUTES_MEMO_BUDGET:
         memo.clear()
         _ATTRIBUTES_MEMO_TOTAL[0] = 0
-    memo[raw] = (key, attrib.copy())  # the caller's dict becomes a node's (masking edits it)
+    memo[raw] = (key, attrib)  # shared with the node: nodes' attribute dicts are read-only
     _ATTRIBUTES_MEMO_TOTAL[0] += len(raw)
 
 
@@ -765,7 +801,11 @@ def canonical_equal(a: Node, b: Node) -> bool:
         ac, bc = a.children, b.children
         if len(ac) != len(bc):
             return False
-        if a.attrib != b.attrib and canonical_attributes(a) != canonical_attributes(b):
+        if (
+            a.attrib is not b.attrib
+            and a.attrib != b.attrib
+            and canonical_attributes(a) != canonical_attributes(b)
+        ):
             return False
         if ac:
             extend(zip(ac, bc, strict=True))

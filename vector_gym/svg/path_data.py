@@ -35,7 +35,6 @@ import functools
 import itertools
 import math
 import re
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -108,9 +107,8 @@ class PathSyntaxError(ValueError):
         self.reason = reason
 
 
-@dataclass(frozen=True, eq=False)
 class PathData:
-    """Parsed path segments, as read-only NumPy arrays.
+    """Parsed path segments; read-only (the arrays are flagged so).
 
     Attributes
     ----------
@@ -124,17 +122,67 @@ class PathData:
         implicit repeats (``"MLLZ"``).
     truncated : bool
         True when the parity-mode truncation rule dropped the rest of the string.
+    args : tuple
+        Per segment, the arguments as written (relative ones stay relative; arc flags as bools).
+    kind_list : list of int
+        ``kinds.tolist()``.
+    rows : list of tuple of float
+        Per segment its parameters as Python floats, without the unused trailing columns (4, 6,
+        8 or 16 values: the leading columns of ``params``).
+
+    ``kinds`` and ``params`` are built on first use from ``kind_list`` and ``rows`` (code that
+    reads a short path in Python, and the validity gate's reading of ``d``, never needs them).
     """
 
-    kinds: np.ndarray
-    params: np.ndarray
-    commands: str
-    truncated: bool = False
-    args: tuple = ()
-    """Per segment, the arguments as written (relative ones stay relative; arc flags as bools)."""
+    __slots__ = ("kind_list", "rows", "commands", "truncated", "args", "_kinds", "_params")
+
+    def __init__(
+        self,
+        kind_list: list[int],
+        rows: list[tuple[float, ...]],
+        commands: str,
+        truncated: bool = False,
+        args: tuple = (),
+    ) -> None:
+        self.kind_list = kind_list
+        self.rows = rows
+        self.commands = commands
+        self.truncated = truncated
+        self.args = args
+        self._kinds: np.ndarray | None = None
+        self._params: np.ndarray | None = None
+
+    @property
+    def kinds(self) -> np.ndarray:
+        """Segment kind codes, shape (n,), int8 (read-only)."""
+        k = self._kinds
+        if k is None:
+            k = np.array(self.kind_list, dtype=np.int8)
+            k.flags.writeable = False
+            self._kinds = k
+        return k
+
+    @property
+    def params(self) -> np.ndarray:
+        """Segment parameters, shape (n, 16), float64 (read-only; layout :data:`N_PARAMS`)."""
+        prm = self._params
+        if prm is None:
+            rows = self.rows
+            n = len(rows)
+            prm = np.fromiter(
+                itertools.chain.from_iterable([row + _PAD[len(row)] for row in rows]),
+                np.float64,
+                n * N_PARAMS,
+            ).reshape(n, N_PARAMS)
+            prm.flags.writeable = False
+            self._params = prm
+        return prm
 
     def __len__(self) -> int:
         return len(self.commands)
+
+    def __repr__(self) -> str:
+        return f"PathData(commands={self.commands!r}, truncated={self.truncated})"
 
 
 _COMMAND_SPLIT = re.compile(r"([MmZzLlHhVvCcSsQqTtAa])")
@@ -484,20 +532,12 @@ def parse_path_data(d: str, parity: bool = False) -> PathData:
         if trunc:
             truncated = True
             break
-    n = len(rows)
-    params = np.fromiter(
-        itertools.chain.from_iterable([row + _PAD[len(row)] for row in rows]), np.float64, n * N_PARAMS
-    ).reshape(n, N_PARAMS)
-    if not parity and not np.isfinite(params).all():
-        # SVG 2 §4.2 numbers are finite: ``1e999`` (or a relative sum past the float range) is
-        # not a coordinate. The reference reads it as inf (parity keeps that, spec §16 item 7).
+    # SVG 2 §4.2 numbers are finite: ``1e999`` (or a relative sum past the float range) is not
+    # a coordinate. The reference reads it as inf (parity keeps that, spec §16 item 7). x - x is
+    # 0.0 for every finite x and NaN (true) for inf and NaN.
+    if not parity and any([v - v for row in rows for v in row]):
         raise PathSyntaxError(R_BAD_NUMBER, f"non-finite number or coordinate in {d[:40]!r}")
-    k = np.array(kinds, dtype=np.int8)
-    params.flags.writeable = False
-    k.flags.writeable = False
-    return PathData(
-        kinds=k, params=params, commands="".join(cmds), truncated=truncated, args=tuple(written)
-    )
+    return PathData(kinds, rows, "".join(cmds), truncated, tuple(written))
 
 
 CACHE_MAX_CHARS = 8192

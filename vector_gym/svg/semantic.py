@@ -52,6 +52,7 @@ __all__ = [
     "lazy_aliases",
     "LazyAliases",
     "rewrite_references",
+    "cache_semantic_maps",
     "semantic_attributes",
     "semantic_text",
     "semantic_equal",
@@ -239,6 +240,15 @@ def _base_svg2(node: Node) -> tuple[dict[str, str], tuple[str, ...]]:
     return node._v
 
 
+def cache_semantic_maps(root: Node) -> None:
+    """Compute the alias-independent semantic map of every node of ``root`` now (cached on the
+    nodes, as the V comparisons would on first use): for task-side trees built once and compared
+    with many outputs. Nothing else changes."""
+    for node in root.iter():
+        if node._v is None:
+            _base(node)
+
+
 def semantic_attributes(node: Node, alias: Aliases) -> dict[str, str]:
     """The semantic attribute map of one element (spec §5.2).
 
@@ -305,10 +315,10 @@ def semantic_text(node: Node, alias: Aliases) -> str:
 
 def _node_equal(p: Node, t: Node, ap: Aliases, at: Aliases) -> bool:
     # Equal raw attribute dicts give equal maps unless references go through the alias maps.
-    if p.attrib != t.attrib or _base(t)[1]:
+    if (p.attrib is not t.attrib and p.attrib != t.attrib) or _base(t)[1]:
         if semantic_attributes(p, ap) != semantic_attributes(t, at):
             return False
-    if p.text != t.text or (p.text and local_name(t.tag) == "style"):
+    if p.text != t.text or (p.text and t.tag.endswith("style") and local_name(t.tag) == "style"):
         if semantic_text(p, ap) != semantic_text(t, at):
             return False
     if p.tail != t.tail and not ws_equal(p.tail, t.tail):
@@ -438,7 +448,7 @@ def _diff(
         n0 = len(out)
         label = None
         tv = t._v if t._v is not None else _base(t)
-        raw_differs = p.attrib != t.attrib
+        raw_differs = p.attrib is not t.attrib and p.attrib != t.attrib
         if c_equal and (
             (p.text != t.text and not ws_equal(p.text, t.text))
             or (p.tail != t.tail and not ws_equal(p.tail, t.tail))
@@ -450,7 +460,7 @@ def _diff(
             if semantic_attributes(p, ap) != semantic_attributes(t, at):
                 label = _label(p, t, k if up is None else (*up, k))
                 out.append(label)
-        if p.text != t.text or (p.text and local_name(t.tag) == "style"):
+        if p.text != t.text or (p.text and t.tag.endswith("style") and local_name(t.tag) == "style"):
             if semantic_text(p, ap) != semantic_text(t, at):
                 label = label or _label(p, t, k if up is None else (*up, k))
                 out.append(label)

@@ -9,7 +9,7 @@ operator subset (200) and half magnitude (200). One line per task: ``config seed
 
 Usage (run the tree before the change first, then the one after)::
 
-    PYTHONPATH=/path/to/before .venv/bin/python benchmarks/repairgen_identity.py --write /tmp/before.txt
+    PYTHONPATH=/path/to/before .venv/bin/python benchmarks/repairgen_identity.py --out /tmp/before.txt
     PYTHONPATH=$PWD .venv/bin/python benchmarks/repairgen_identity.py --compare /tmp/before.txt
 
 ``--compare`` prints ``identical (N tasks)`` and exits 0, or the first differing tasks and exits 1.
@@ -72,7 +72,7 @@ def task_lines(quick: bool = False) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     group = ap.add_mutually_exclusive_group(required=True)
-    group.add_argument("--write", metavar="FILE", help="write the hashes of this tree")
+    group.add_argument("--out", "--write", dest="write", metavar="FILE", help="write the hashes of this tree")
     group.add_argument("--compare", metavar="FILE", help="compare this tree with a written file")
     ap.add_argument("--quick", action="store_true", help="a fifth of each configuration")
     args = ap.parse_args()

@@ -132,3 +132,30 @@ def test_lowering_applies_the_walks_rewrites():
     assert 'fill="none"' in out  # the line's fill (skia would draw it as a hairline)
     assert 'd="M7 5A2 2 0 0 1 5 7A2 2 0 0 1 3 5A2 2 0 0 1 5 3A2 2 0 0 1 7 5Z"' in out
     assert 'd="M0 0L5 5" transform="matrix(1 0 0 1 1 1)"' in out
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '<g xmlns:s="http://www.w3.org/2000/svg"><circle cx="5" cy="5" r="4" fill="#f00"/></g>',
+        '<circle xmlns:svg="http://www.w3.org/2000/svg" cx="5" cy="5" r="4" fill="#f00"/>',
+        '<g xmlns:s="http://www.w3.org/2000/svg"><ellipse cx="5" cy="5" rx="4" ry="2" fill="#f00"/></g>',
+    ],
+)
+def test_a_prefix_bound_to_svg_below_the_root_does_not_hide_a_rewritten_circle(body):
+    # The lowering rewrites a circle as a path in place (el.tag = path); lxml then writes it with
+    # the innermost prefix bound to SVG's namespace (<s:path>), which skia does not draw: the
+    # serialiser of the render path (_subset_bytes) must still write a plain <path>.
+    from vector_gym.render import render_many
+    from vector_gym.render.backends import _subset_bytes
+
+    text = _svg(body)
+    size = 16
+    hit, _fast, full = _both(text, size)
+    assert hit and (full != 255).any()  # the red shape is drawn by the full normaliser
+    root = check_tree(text)
+    assert lower_skia_subset(root, (size, size))
+    np.testing.assert_array_equal(_pixels(_subset_bytes(root), size), full)
+    batch = render_many([text], size=(size, size), processes=0)
+    assert batch.errors == (None,)
+    np.testing.assert_array_equal(batch.images[0], full)

@@ -243,16 +243,21 @@ def _remember(key: tuple, entry: tuple[str | None, bytes | str]) -> None:
 def _subset_bytes(root) -> bytes:
     """:func:`to_svg_bytes` of a tree lowered by ``lower_skia_subset``, without its tree scans.
 
-    Such a tree has no ``xlink:href`` (the subset has none), so the root's namespace
-    declarations decide whether lxml may serialise it directly: its ``xlink`` prefix, and no
-    prefix bound to SVG's namespace (lxml writes the elements the lowering creates, such as
-    the path of a circle, with such a prefix, and skia draws no ``<svg:path>``).
+    Such a tree has no ``xlink:href`` (the subset has none), so the namespace declarations
+    decide whether lxml may serialise it directly: the root's ``xlink`` prefix, and no prefix
+    bound to SVG's namespace, on the root or below it (lxml writes the elements the lowering
+    renames, such as the path of a circle, with the innermost such prefix, and skia draws no
+    ``<svg:path>``). A declaration below the root is written in its element's start tag, so
+    the text holds more ``xmlns:`` than the root declares; such a (rare) text, or one with
+    ``xmlns:`` inside a value, is serialised by :func:`to_svg_bytes` instead.
     """
     nsmap = root.nsmap
     if nsmap.get("xlink", XLINK_NS) == XLINK_NS and (
         len(nsmap) <= 1 or not any(k is not None and v == SVG_NS for k, v in nsmap.items())
     ):
-        return etree.tostring(root, encoding="utf-8")
+        data = etree.tostring(root, encoding="utf-8")
+        if data.count(b"xmlns:") == sum(k is not None for k in nsmap):
+            return data
     return to_svg_bytes(root)
 
 

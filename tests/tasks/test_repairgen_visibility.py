@@ -280,3 +280,33 @@ def test_framed_group_documents_equal_the_whole_documents_lowering(monkeypatch):
     for i in range(80):
         gen[i]
     assert seen["framed"] >= 100 and seen["with an insertion"] >= 3, seen
+
+
+def test_a_prefix_bound_to_svg_in_the_scene_keeps_trials_exact(monkeypatch, tmp_path):
+    """A scene that binds a prefix to SVG's namespace (on a group or the root): lxml writes an
+    element moved back into such a scope (a trial's undo) with that prefix (``<s:rect>``, which
+    skia does not draw), so the render form may not be serialised directly or cut into
+    segments. Every trial still has render_many's share."""
+    import random
+
+    rng = random.Random(11)
+    colours = ["#e41a1c", "#377eb8", "#4daf4a", "#984ea3", "#ff7f00", "#000"]
+
+    def shape():  # elements the lowerings keep as they are (a circle becomes a new path)
+        x, y, c = rng.randint(0, 80), rng.randint(0, 80), rng.choice(colours)
+        if rng.random() < 0.5:
+            return f'<rect x="{x}" y="{y}" width="{rng.randint(4, 30)}" height="{rng.randint(4, 30)}" fill="{c}"/>'
+        return f'<polyline points="{x},{y} {x + 20},{y + 5} {x},{y + 12}" fill="{c}" stroke="#000"/>'
+
+    svg_ns = ' xmlns:s="http://www.w3.org/2000/svg"'
+    for i in range(6):
+        groups = "".join(
+            f'<g{svg_ns if i % 2 else ""} fill="#0f0">{"".join(shape() for _ in range(4))}</g>' for _ in range(4)
+        )
+        root_ns = "" if i % 2 else svg_ns
+        (tmp_path / f"s{i}.svg").write_text(
+            f'<svg xmlns="http://www.w3.org/2000/svg"{root_ns} viewBox="0 0 100 100" width="100" '
+            f'height="100">{"".join(shape() for _ in range(6))}{groups}</svg>'
+        )
+    seen, _ops = _check_splice(monkeypatch, RepairGenConfig(split="all", sources=(str(tmp_path),)), 60)
+    assert seen["changed"] >= 30 and seen["deleted"] >= 3, seen

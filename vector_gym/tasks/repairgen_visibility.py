@@ -772,6 +772,11 @@ def clean_image(prep: Any) -> np.ndarray | None:
         prep.image = img if img is not None else False
         prep.render_form = False
         if img is not None and plain_scene(prep.root) and _well_inside_limits(prep.root, form):
+            # A prefix bound to SVG's namespace that no name uses (xmlns:s="...svg" on a group)
+            # would still be chosen by lxml for an element a trial moves back into its scope
+            # (the undo of _spliced), giving an <s:rect> that skia does not draw in a form
+            # serialised directly: unused declarations are dropped (the same pixels).
+            etree.cleanup_namespaces(form)
             by_id = first_by_id(form)
             direct = _direct_root(form) and not _PREFIXED_IN(form) and not _XLINK_IN(form)
             prep.render_form = RenderForm(form, by_id, direct, subset=subset)

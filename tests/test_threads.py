@@ -85,3 +85,47 @@ def test_repairgen_in_two_threads_gives_the_one_thread_tasks(fast_switching):
     for s in (0, 1):
         differ = [i for i in range(n) if got[s][i] != alone[s][i]]
         assert differ == [], f"seed {s}: tasks {differ} differ from one thread's"
+
+
+
+def test_a_visibility_trial_is_not_seen_by_another_threads_trial_on_the_same_source(monkeypatch):
+    # Prepared sources are shared by every generator of the process (prepare_source is cached),
+    # and so is each one's render form, which a visibility trial edits in place (the changed
+    # element spliced in, here a deleted one taken out) and restores. Thread B runs a trial on
+    # the same source while thread A's trial is drawing its edited form: B must get the share
+    # it gets alone (A's deleted element back in place), and A its own.
+    import vector_gym.tasks.repairgen_visibility as vis
+    from vector_gym.tasks.repairgen_sources import prepare_source
+
+    source = RepairGenerator(RepairGenConfig(split="all", sources=("vector_bench",)))._sources[0]
+
+    def fresh():
+        prep = prepare_source.__wrapped__(source)  # not the cached one: a form of its own
+        assert vis.clean_image(prep) is not None and prep.render_form
+        return prep
+
+    alone = fresh()
+    shares = {c.id: vis.changed_fraction(alone, None, c.id) for c in alone.candidates}
+    a, b = sorted(shares, key=lambda i: -shares[i])[:2]  # the two most visible deletions
+    want_a, want_b = shares[a], shares[b]
+    assert want_a > 0.01 and want_b > 0.01
+
+    prep = fresh()
+    draw = vis._draw
+    got: dict[str, float] = {}
+    helper: list[threading.Thread] = []
+
+    def drawing(*args, **kwargs):  # A's trial: the form holds A's change now
+        if not helper:
+            t = threading.Thread(target=lambda: got.update(b=vis.changed_fraction(prep, None, b)))
+            helper.append(t)
+            t.start()
+            t.join(timeout=1.0)  # B runs now, or waits until A's trial is done
+        return draw(*args, **kwargs)
+
+    monkeypatch.setattr(vis, "_draw", drawing)
+    got["a"] = vis.changed_fraction(prep, None, a)
+    helper[0].join()
+    assert (got["a"], got["b"]) == (want_a, want_b)
+
+

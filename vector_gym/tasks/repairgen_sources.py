@@ -21,8 +21,9 @@ import gzip
 import hashlib
 import json
 import re
+import threading
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
@@ -146,6 +147,10 @@ class PreparedSource:
     partials: Any = None  # id -> reduced copy of ``root`` holding that element (kept pristine)
     text: Any = None  # serialise(root), kept (the target text of most tasks)
     referencing: Any = None  # ids holding a local reference, and their ancestors (repairgen)
+    #: held while a visibility trial edits ``render_form`` in place (repairgen_visibility): a
+    #: prepared source is shared by every generator and thread of the process (prepare_source
+    #: is cached)
+    lock: Any = field(default_factory=threading.RLock, repr=False, compare=False)
 
 
 def split_of(split_key: str, test_fraction: float) -> str:

@@ -767,9 +767,16 @@ def render_whole(root: Any, prep: Any) -> np.ndarray | None:
 def clean_image(prep: Any) -> np.ndarray | None:
     """The clean scene's render (cached on ``prep``, with its render form for a plain scene)."""
     if prep.image is None:
+        with prep.lock:  # another thread may be building them
+            _build_clean(prep)
+    return prep.image if prep.image is not False else None
+
+
+def _build_clean(prep: Any) -> None:
+    """:func:`clean_image`'s work, under ``prep.lock``."""
+    if prep.image is None:
         form, subset = _render_form(_document(copy.deepcopy(prep.root), prep))
         img = _draw(form) if form is not None else None
-        prep.image = img if img is not None else False
         prep.render_form = False
         if img is not None and plain_scene(prep.root) and _well_inside_limits(prep.root, form):
             # A prefix bound to SVG's namespace that no name uses (xmlns:s="...svg" on a group)
@@ -780,7 +787,7 @@ def clean_image(prep: Any) -> np.ndarray | None:
             by_id = first_by_id(form)
             direct = _direct_root(form) and not _PREFIXED_IN(form) and not _XLINK_IN(form)
             prep.render_form = RenderForm(form, by_id, direct, subset=subset)
-    return prep.image if prep.image is not False else None
+        prep.image = img if img is not None else False  # last: the form is ready when it is set
 
 
 def first_by_id(root: Any) -> dict[str, Any]:
@@ -1002,7 +1009,19 @@ def changed_fraction(
     ``trial`` may hold only the branch of ``part`` (:func:`reduced_copy`) when it inserts
     nothing and ``whole``, a callable returning the whole trial scene, is given for a render
     that cannot splice (an inserted element is placed after its previous sibling in ``trial``).
+
+    Thread-safe: a trial edits ``prep``'s render form in place (and restores it), so the trials
+    of one prepared source, which every generator of the process shares, run one at a time
+    (``prep.lock``).
     """
+    with prep.lock:
+        return _changed_fraction(prep, trial, part, new, index, whole, at_least)
+
+
+def _changed_fraction(
+    prep: Any, trial: Any, part: str, new: tuple[str, ...], index: Any, whole: Any, at_least: float
+) -> float:
+    """:func:`changed_fraction`, under ``prep.lock``."""
     clean = clean_image(prep)
     img = None
     form = prep.render_form

@@ -129,3 +129,42 @@ def test_a_visibility_trial_is_not_seen_by_another_threads_trial_on_the_same_sou
     assert (got["a"], got["b"]) == (want_a, want_b)
 
 
+
+def test_a_thread_never_sees_a_half_built_element_index_of_a_prepared_source():
+    # _elements builds a prepared source's id index and its cache of partial copies on first
+    # use, in two assignments. Another thread is run between them (a trace hook makes the
+    # interleaving certain): its _partial_copy must work with what it finds.
+    import vector_gym.tasks.repairgen as rg
+    from vector_gym.tasks.repairgen_sources import prepare_source
+
+    source = RepairGenerator(RepairGenConfig(split="all", sources=("vector_bench",)))._sources[0]
+    prep = prepare_source.__wrapped__(source)  # a fresh one: nothing built yet
+    ids = [c.id for c in prep.candidates[:2]]
+    errors: list[BaseException] = []
+    lines = [0]
+
+    def other() -> None:
+        try:
+            rg._partial_copy(prep, ids[1])
+        except BaseException as exc:
+            errors.append(exc)
+
+    def local(frame, event, arg):
+        if event == "line":
+            lines[0] += 1
+            if lines[0] == 3:  # before the build's second assignment (line 1 is its test)
+                t = threading.Thread(target=other)
+                t.start()
+                t.join()
+        return local
+
+    def tracer(frame, event, arg):
+        return local if frame.f_code is rg._elements.__code__ else None
+
+    sys.settrace(tracer)
+    try:
+        copy = rg._partial_copy(prep, ids[0])
+    finally:
+        sys.settrace(None)
+    assert lines[0] >= 3 and errors == [], errors
+    assert copy is not None and prep.elements is not None and prep.partials is not None

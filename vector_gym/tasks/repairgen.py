@@ -567,8 +567,9 @@ def _elements(prep: PreparedSource) -> dict[str, Any]:
     duplicate ids; where a hand-made source has one, the first element of it, as every other
     look-up of the generator and the visibility check takes it (:func:`first_by_id`)."""
     if prep.elements is None:
-        prep.elements = first_by_id(prep.root)
+        # the partial copies' cache first: a thread that finds the index built finds it too
         prep.partials = {}
+        prep.elements = first_by_id(prep.root)
     return prep.elements
 
 

@@ -199,7 +199,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from render_conformance import load_corpus  # noqa: E402
 
 CORPORA = ("vector_bench", "v2", "repairgen")
-def _raw_skia(svgs: list[bytes], size: int) -> None:
+
+
+def _raw_skia(svgs: list[bytes], size: int) -> np.ndarray:
     import skia
 
     rgba = np.empty((size, size, 4), np.uint8)
@@ -213,6 +215,7 @@ def _raw_skia(svgs: list[bytes], size: int) -> None:
             dom.setContainerSize(skia.Size(size, size))
             dom.render(canvas)
         out[i] = rgba[:, :, :3]
+    return out
 
 
 def _raw_skia_fitted(svgs: list[bytes], size: int, out: np.ndarray | None = None) -> None:
@@ -263,20 +266,7 @@ def _draw_fitted(canvas, dom, size: int) -> None:
 
 def _raw_skia_images(svgs: list[bytes], size: int) -> np.ndarray:
     """The images of :func:`_raw_skia` (the benchmark's original anchor), to compare pictures."""
-    import skia
-
-    rgba = np.empty((size, size, 4), np.uint8)
-    surface = skia.Surface(rgba, skia.kRGBA_8888_ColorType, skia.kPremul_AlphaType)
-    canvas = surface.getCanvas()
-    out = np.empty((len(svgs), size, size, 3), np.uint8)
-    for i, data in enumerate(svgs):
-        canvas.clear(skia.ColorWHITE)
-        dom = skia.SVGDOM.MakeFromStream(skia.MemoryStream(data))
-        if dom is not None:
-            dom.setContainerSize(skia.Size(size, size))
-            dom.render(canvas)
-        out[i] = rgba[:, :, :3]
-    return out
+    return _raw_skia(svgs, size)
 
 
 def _decode(png: bytes) -> np.ndarray:

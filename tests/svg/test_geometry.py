@@ -411,3 +411,18 @@ def test_gauss_fast_path_halvings_bit_identical_to_general_loop(monkeypatch):
         assert fast_budget == loop_budget
         checked += 1
     assert checked > 500 and calls["followed"] > 300 and calls["left"] > 0
+
+
+def test_path_distance_of_huge_coordinates_warns_nothing():
+    # Coordinates near 1e200 square to inf in the grid: D is still defined (the partners and
+    # hypot are finite, the sum of squares is inf), and a caller running with warnings as errors
+    # (``python -W error``, pytest's ``filterwarnings = error``) must get it, not a RuntimeWarning.
+    import warnings
+
+    a = sample_path(parse_path_data("M0 0 L1e200 0"))
+    b = sample_path(parse_path_data("M0 0 L1e200 1e200"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = path_distance(a, b)
+    with np.errstate(all="ignore"):
+        assert got == _path_distance_broadcast(a, b) == math.inf

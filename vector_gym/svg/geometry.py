@@ -977,18 +977,22 @@ def path_distance(a: np.ndarray, b: np.ndarray, b_factors: np.ndarray | None = N
     left = np.empty((2, n, 2))
     left[:, :, 0] = a.T
     left[:, :, 1] = 1.0
-    grid = left @ (distance_factors(b) if b_factors is None else b_factors)
-    grid *= grid
-    sq = grid[0]
-    sq += grid[1]
-    # Nearest partners by squared distance (cheap), then the distance itself with hypot, as
-    # |A_j − B_k| = abs(complex) in the reference; the partners' differences are recomputed (the
-    # same subtractions as in the grid).
-    d = np.concatenate([a - b[sq.argmin(axis=1)], a[sq.argmin(axis=0)] - b])
-    v = np.hypot(d[:, 0], d[:, 1])
-    v.sort()
-    # Sorted, summed left to right: a cumulative sum adds in exactly that order.
-    total = float((v * v).cumsum()[-1])
+    # Coordinates past about 1e154 square to inf and inf/NaN samples subtract to NaN: IEEE gives
+    # the defined value, so the floating-point warnings are silenced (a caller running with
+    # warnings as errors still gets D).
+    with np.errstate(over="ignore", invalid="ignore"):
+        grid = left @ (distance_factors(b) if b_factors is None else b_factors)
+        grid *= grid
+        sq = grid[0]
+        sq += grid[1]
+        # Nearest partners by squared distance (cheap), then the distance itself with hypot, as
+        # |A_j − B_k| = abs(complex) in the reference; the partners' differences are recomputed
+        # (the same subtractions as in the grid).
+        d = np.concatenate([a - b[sq.argmin(axis=1)], a[sq.argmin(axis=0)] - b])
+        v = np.hypot(d[:, 0], d[:, 1])
+        v.sort()
+        # Sorted, summed left to right: a cumulative sum adds in exactly that order.
+        total = float((v * v).cumsum()[-1])
     rms = math.sqrt(total / v.size)
     p95 = float(v[245])
     return max(rms, p95)

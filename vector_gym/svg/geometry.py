@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import math
 
 import numpy as np
@@ -828,8 +829,27 @@ def sample_path(path: PathData, method: str = "refine") -> np.ndarray | None:
         return None
     if method not in LENGTH_METHODS:
         raise ValueError(f"expected method in {LENGTH_METHODS}, got {method!r}")
+    if n <= SMALL_PATH and _moderate(path):
+        return _sample_path_impl(path, method, n)
     with np.errstate(all="ignore"):  # inf/NaN coordinates (``1e999``) follow IEEE quietly
         return _sample_path_impl(path, method, n)
+
+
+MODERATE = 1e100
+"""A short path of lines and Bézier curves whose coordinates are all within ±``MODERATE`` is
+sampled without entering ``np.errstate``: no operation on its values can overflow, divide by
+zero or be invalid (lengths and speeds stay below ~1e102, placement divides by positive
+fraction gaps only), so NumPy has nothing to report either way."""
+
+_PLAIN_KINDS = frozenset({MOVE, LINE, QUAD, CUBIC})
+
+
+def _moderate(path: PathData) -> bool:
+    """Whether every segment is a Move, line or Bézier and every coordinate is within ±MODERATE."""
+    if not _PLAIN_KINDS.issuperset(path.kind_list):
+        return False
+    # A NaN or inf makes the sum NaN or inf, which fails the comparison too.
+    return sum(map(abs, itertools.chain.from_iterable(path.rows))) <= MODERATE
 
 
 def _sample_path_impl(path: PathData, method: str, n: int) -> np.ndarray | None:
@@ -866,6 +886,9 @@ def _sample_path_impl(path: PathData, method: str, n: int) -> np.ndarray | None:
             rising = False
         acc += step
         fr.append(acc)
+    if n <= SMALL_PATH and rising and acc - acc == 0.0:
+        # Non-decreasing fractions from 0 to a finite last one: placed with Python bookkeeping.
+        return _sample_small(path, fr, n, first)
     inner = _INNER
     f = np.array(fr)
     f1 = f[1:]
@@ -898,6 +921,71 @@ def _sample_path_impl(path: PathData, method: str, n: int) -> np.ndarray | None:
 
 _LOC_FIRST = np.zeros(1)
 _LOC_LAST = np.ones(1)
+_INNER_LIST = _INNER.tolist()  # the same doubles j/128 as Python floats
+
+
+def _cubic_basis(t: np.ndarray) -> np.ndarray:
+    """The Bernstein weights a, b, c, d of :func:`_cubic_points` at ``t``, shape (4, m, 1)."""
+    u = 1 - t
+    uu = u * u
+    tt = t * t
+    return np.stack([uu * u, (uu * 3) * t, (u * 3) * tt, tt * t])[:, :, None]
+
+
+_CUBIC_BASIS = _cubic_basis(_POSITIONS)
+_CUBIC_BASIS.flags.writeable = False
+
+
+def _sample_small(path: PathData, fr: list[float], n: int, first: int) -> np.ndarray | None:
+    """The samples of a path of at most :data:`SMALL_PATH` segments, fractions ``fr`` rising.
+
+    The array code's placement with Python bookkeeping, bit for bit: with non-decreasing
+    fractions, the segment of each inner position (``searchsorted(f, p, side="right")``) is a
+    run per segment, counted by bisection, and each local parameter is the same two IEEE
+    operations on the same doubles, ``(p − f_{i−1}) / (f_i − f_{i−1})``. A path whose samples
+    all lie on one cubic spanning the whole length (``M`` + ``C``, the commonest produced path)
+    sits at the positions themselves: its Bernstein weights are fixed (:data:`_CUBIC_BASIS`).
+    """
+    pos = _INNER_LIST
+    t = [0.0]
+    counts = [0] * n
+    lo = 0
+    span = None  # (segment, f_{i-1}, f_i) of the last segment that holds inner samples
+    for s in range(n):
+        cut = fr[s + 1]
+        hi = bisect.bisect_left(pos, cut, lo)  # inner positions below f_s
+        if hi > lo:
+            prev = fr[s]
+            den = cut - prev
+            t += [(p - prev) / den for p in pos[lo:hi]]
+            counts[s] = hi - lo
+            span = (s, prev, cut)
+            lo = hi
+    if lo < len(pos):
+        return None  # a position with no fraction above it (the array code's ``last >= n``)
+    t.append(1.0)
+    counts[first] += 1
+    counts[n - 1] += 1
+    kinds = path.kind_list
+    kind = kinds[-1]
+    rows = path.rows
+    if kinds[first:].count(kind) != n - first:
+        pts = segment_points(path, np.repeat(np.arange(n), counts), np.array(t))
+    elif kind == CUBIC and counts[n - 1] == N_SAMPLES and span == (n - 1, 0.0, 1.0):
+        # Every sample on the last segment, at (p − 0) / (1 − 0) = p: the fixed weights.
+        x0, y0, x1, y1, c1x, c1y, c2x, c2y = rows[n - 1]
+        terms = _CUBIC_BASIS * np.array(((x0, y0), (c1x, c1y), (c2x, c2y), (x1, y1)))[:, None, :]
+        pts = terms[0] + terms[1]
+        pts += terms[2]
+        pts += terms[3]
+    else:
+        q = np.repeat(np.array(rows[first:]), counts[first:], axis=0)
+        if kind == CUBIC:
+            pts = _cubic_rows(q, np.array(t))
+        else:
+            pts = _points_of_kind(kind, q, np.array(t))
+    pts.flags.writeable = False
+    return pts
 
 
 def _cubic_points(prm: np.ndarray, seg: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -907,7 +995,12 @@ def _cubic_points(prm: np.ndarray, seg: np.ndarray, t: np.ndarray) -> np.ndarray
     ``((a·P0 + b·C1) + c·C2) + d·P1`` with ``a = (u·u)·u``, ``b = (3·(u·u))·t``,
     ``c = (3·u)·(t·t)``, ``d = (t·t)·t``. Returns an (m, 2) C-contiguous array.
     """
-    q = prm[seg].T  # (16, m) rows: x0 y0 x1 y1 c1x c1y c2x c2y ...
+    return _cubic_rows(prm[seg], t)
+
+
+def _cubic_rows(rows: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """:func:`_cubic_points` of per-sample parameter rows (m, >= 8), already gathered."""
+    q = rows.T  # (>= 8, m) rows: x0 y0 x1 y1 c1x c1y c2x c2y ...
     out = np.empty((t.shape[0], 2))
     r = out.T
     u = 1 - t

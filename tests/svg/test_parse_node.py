@@ -85,6 +85,17 @@ MEMO_DOCS = [
     f'<!DOCTYPE svg><svg {NS}><rect x="1"/></svg>',
     f'<svg {NS} xml:space="preserve"><rect xml:space="default" x="1"/></svg>',
     f'<svg {NS}>\r\n<rect\r\n x="1"\r\n/></svg>',
+    # The expanded tag stored with a start tag is reused only in the same namespace context.
+    '<svg xmlns="urn:a"><rect x="1"/><g><rect x="1"/></g></svg>',
+    '<svg xmlns="urn:b"><rect x="1"/><g><rect x="1"/></g></svg>',
+    '<svg><rect x="1"/><g><rect x="1"/></g></svg>',
+    '<svg xmlns="urn:a"><g xmlns="urn:b"><rect x="1"/></g><rect x="1"/></svg>',
+    '<svg xmlns="urn:a"><g xmlns="urn:b"><rect y="5"/></g><rect y="5"/></svg>',
+    '<svg xmlns="urn:a"><rect z="1"/><g xmlns="urn:b"><rect z="1"/></g></svg>',
+    '<svg xmlns="urn:a" xmlns:p="urn:p"><p:rect x="1"/><rect x="1"/></svg>',
+    '<svg xmlns="urn:a" xmlns:p="urn:q"><p:rect x="1"/><rect x="1"/></svg>',
+    '<!-- xmlns="urn:b" --><svg xmlns="urn:a"><rect x="1"/></svg>',
+    '<svg xmlns="urn:a"><g x="1">t<rect x="1"/>u</g>v<g x="1"/>w<g x="1" ></g></svg>',
 ]
 
 

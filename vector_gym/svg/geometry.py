@@ -407,9 +407,12 @@ def _gauss_cubics_small(rows: list[list[float]], budget: list[int]) -> list[floa
         by.append(6 * (d1y - d0y))
         gx.append(3 * d0x)
         gy.append(3 * d0y)
-    c = np.array([[ax, ay], [bx, by], [gx, gy]])[..., None]  # (3, 2, m, 1)
+    c = np.array(ax + ay + bx + by + gx + gy).reshape(3, 2, m, 1)
     t = _GL_T12
-    d = (c[0] * t + c[1]) * t + c[2]  # (10, 2, m, 12): P'(t) per node, interval and axis
+    d = c[0] * t  # (10, 2, m, 12): P'(t) = (c0 t + c1) t + c2 per node, interval and axis
+    d += c[1]
+    d *= t
+    d += c[2]
     sp = np.hypot(d[:, 0], d[:, 1])
     sp *= _GL_W12
     est = (_GL_HALF12 * np.add.reduce(sp, axis=0)).tolist()  # (m, 12)
@@ -491,9 +494,15 @@ def _gauss_refine_small(
         half = (bb - aa) / 2
         t = (aa + bb) / 2 + half * _GL_XC  # (10, 2k)
         idx = own + own
-        c = np.array([[v[s] for s in idx] for v in coef])  # (6, 2k), as coef[:, own]
-        dx = (c[0] * t + c[2]) * t + c[4]
-        dy = (c[1] * t + c[3]) * t + c[5]
+        c = np.array([v[s] for v in coef for s in idx]).reshape(6, 2 * k)  # as coef[:, own]
+        dx = c[0] * t  # (c0 t + c2) t + c4, and (c1 t + c3) t + c5
+        dx += c[2]
+        dx *= t
+        dx += c[4]
+        dy = c[1] * t
+        dy += c[3]
+        dy *= t
+        dy += c[5]
         sp = np.hypot(dx, dy)
         sp *= _GL_WC
         halves = (half * np.add.reduce(sp, axis=0)).tolist()
@@ -886,9 +895,12 @@ def _sample_path_impl(path: PathData, method: str, n: int) -> np.ndarray | None:
             rising = False
         acc += step
         fr.append(acc)
-    if n <= SMALL_PATH and rising and acc - acc == 0.0:
-        # Non-decreasing fractions from 0 to a finite last one: placed with Python bookkeeping.
-        return _sample_small(path, fr, n, first)
+    if first == n - 1 and fr[first] == 0.0 and acc == 1.0:
+        # One segment holds the whole length (``M`` + one segment): every sample is on it, at
+        # local parameter (p − 0) / (1 − 0) = p, the sample positions themselves.
+        pts = _one_segment(kinds[first], path.rows[first])
+        if pts is not None:
+            return pts
     inner = _INNER
     f = np.array(fr)
     f1 = f[1:]
@@ -921,69 +933,51 @@ def _sample_path_impl(path: PathData, method: str, n: int) -> np.ndarray | None:
 
 _LOC_FIRST = np.zeros(1)
 _LOC_LAST = np.ones(1)
-_INNER_LIST = _INNER.tolist()  # the same doubles j/128 as Python floats
 
 
-def _cubic_basis(t: np.ndarray) -> np.ndarray:
-    """The Bernstein weights a, b, c, d of :func:`_cubic_points` at ``t``, shape (4, m, 1)."""
+def _bases(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bernstein weights at ``t``: (a, b, c, d) of :func:`_cubic_points` and (a, b, c) of the
+    quadratic in :func:`_points_of_kind`, with their operations, shapes (4, 1, m), (3, 1, m)."""
     u = 1 - t
     uu = u * u
     tt = t * t
-    return np.stack([uu * u, (uu * 3) * t, (u * 3) * tt, tt * t])[:, :, None]
+    cubic = np.stack([uu * u, (uu * 3) * t, (u * 3) * tt, tt * t])[:, None, :]
+    quad = np.stack([u * u, (2 * u) * t, t * t])[:, None, :]
+    return cubic, quad
 
 
-_CUBIC_BASIS = _cubic_basis(_POSITIONS)
+_CUBIC_BASIS, _QUAD_BASIS = _bases(_POSITIONS)
 _CUBIC_BASIS.flags.writeable = False
+_QUAD_BASIS.flags.writeable = False
 
 
-def _sample_small(path: PathData, fr: list[float], n: int, first: int) -> np.ndarray | None:
-    """The samples of a path of at most :data:`SMALL_PATH` segments, fractions ``fr`` rising.
+def _one_segment(kind: int, r: tuple[float, ...]) -> np.ndarray | None:
+    """The 129 samples of one segment at the sample positions (``None`` for other kinds).
 
-    The array code's placement with Python bookkeeping, bit for bit: with non-decreasing
-    fractions, the segment of each inner position (``searchsorted(f, p, side="right")``) is a
-    run per segment, counted by bisection, and each local parameter is the same two IEEE
-    operations on the same doubles, ``(p − f_{i−1}) / (f_i − f_{i−1})``. A path whose samples
-    all lie on one cubic spanning the whole length (``M`` + ``C``, the commonest produced path)
-    sits at the positions themselves: its Bernstein weights are fixed (:data:`_CUBIC_BASIS`).
+    Bit for bit what the array code computes for a path whose samples all lie on this segment
+    at local parameters equal to the positions: the weights of :data:`_CUBIC_BASIS` and
+    :data:`_QUAD_BASIS` are its own products on those parameters, and the terms are summed in
+    its order, ``((a·P0 + b·C1) + c·C2) + d·P1`` (cubic), ``(a·P0 + b·Q) + c·P1`` (quadratic),
+    ``P0 + (P1 − P0)·t`` (line), on (2, 129) coordinate rows. Returns a C-contiguous (129, 2)
+    array.
     """
-    pos = _INNER_LIST
-    t = [0.0]
-    counts = [0] * n
-    lo = 0
-    span = None  # (segment, f_{i-1}, f_i) of the last segment that holds inner samples
-    for s in range(n):
-        cut = fr[s + 1]
-        hi = bisect.bisect_left(pos, cut, lo)  # inner positions below f_s
-        if hi > lo:
-            prev = fr[s]
-            den = cut - prev
-            t += [(p - prev) / den for p in pos[lo:hi]]
-            counts[s] = hi - lo
-            span = (s, prev, cut)
-            lo = hi
-    if lo < len(pos):
-        return None  # a position with no fraction above it (the array code's ``last >= n``)
-    t.append(1.0)
-    counts[first] += 1
-    counts[n - 1] += 1
-    kinds = path.kind_list
-    kind = kinds[-1]
-    rows = path.rows
-    if kinds[first:].count(kind) != n - first:
-        pts = segment_points(path, np.repeat(np.arange(n), counts), np.array(t))
-    elif kind == CUBIC and counts[n - 1] == N_SAMPLES and span == (n - 1, 0.0, 1.0):
-        # Every sample on the last segment, at (p − 0) / (1 − 0) = p: the fixed weights.
-        x0, y0, x1, y1, c1x, c1y, c2x, c2y = rows[n - 1]
-        terms = _CUBIC_BASIS * np.array(((x0, y0), (c1x, c1y), (c2x, c2y), (x1, y1)))[:, None, :]
-        pts = terms[0] + terms[1]
-        pts += terms[2]
-        pts += terms[3]
+    if kind == CUBIC:
+        ctrl = np.array((r[0], r[1], r[4], r[5], r[6], r[7], r[2], r[3])).reshape(4, 2, 1)
+        terms = _CUBIC_BASIS * ctrl  # (4, 2, 129)
+        xy = terms[0] + terms[1]
+        xy += terms[2]
+        xy += terms[3]
+    elif kind == QUAD:
+        ctrl = np.array((r[0], r[1], r[4], r[5], r[2], r[3])).reshape(3, 2, 1)
+        terms = _QUAD_BASIS * ctrl  # (3, 2, 129)
+        xy = terms[0] + terms[1]
+        xy += terms[2]
+    elif kind == LINE:
+        xy = _POSITIONS * np.array(((r[2] - r[0],), (r[3] - r[1],)))
+        xy += np.array(((r[0],), (r[1],)))
     else:
-        q = np.repeat(np.array(rows[first:]), counts[first:], axis=0)
-        if kind == CUBIC:
-            pts = _cubic_rows(q, np.array(t))
-        else:
-            pts = _points_of_kind(kind, q, np.array(t))
+        return None
+    pts = xy.T.copy()
     pts.flags.writeable = False
     return pts
 
@@ -995,12 +989,7 @@ def _cubic_points(prm: np.ndarray, seg: np.ndarray, t: np.ndarray) -> np.ndarray
     ``((a·P0 + b·C1) + c·C2) + d·P1`` with ``a = (u·u)·u``, ``b = (3·(u·u))·t``,
     ``c = (3·u)·(t·t)``, ``d = (t·t)·t``. Returns an (m, 2) C-contiguous array.
     """
-    return _cubic_rows(prm[seg], t)
-
-
-def _cubic_rows(rows: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """:func:`_cubic_points` of per-sample parameter rows (m, >= 8), already gathered."""
-    q = rows.T  # (>= 8, m) rows: x0 y0 x1 y1 c1x c1y c2x c2y ...
+    q = prm[seg].T  # (16, m) rows: x0 y0 x1 y1 c1x c1y c2x c2y ...
     out = np.empty((t.shape[0], 2))
     r = out.T
     u = 1 - t

@@ -277,7 +277,11 @@ _PARSE_DEFAULTS = ParseLimits()
 
 
 def parse_node(
-    text: str | bytes, limits: ParseLimits | None = None, dialect: Dialect | None = None
+    text: str | bytes,
+    limits: ParseLimits | None = None,
+    dialect: Dialect | None = None,
+    *,
+    blank_text: bool = True,
 ) -> tuple[Node, list[Node], list[tuple[tuple[str, str], ...]]]:
     """:func:`vector_gym.svg.parse.parse_svg` then :func:`to_node`, in one walk (spec §3).
 
@@ -292,6 +296,11 @@ def parse_node(
     limits : ParseLimits, optional
     dialect : Dialect, optional
         :data:`SVG2` (default) or :data:`REFERENCE`.
+    blank_text : bool, default True
+        False: whitespace-only texts and tails that libxml2 finds ignorable read ``""``
+        (:func:`~vector_gym.svg.parse.parse_svg_unprobed`); for callers that compare texts
+        and tails whitespace-folded only (the specification reward, spec §4, §15), which then
+        parse, read and compare less.
 
     Returns
     -------
@@ -310,7 +319,7 @@ def parse_node(
         As :func:`~vector_gym.svg.parse.parse_svg`.
     """
     lim = limits if limits is not None else _PARSE_DEFAULTS
-    element, data = parse_svg_unprobed(text, lim)
+    element, data = parse_svg_unprobed(text, lim, blank_text=blank_text)
     if dialect is None:
         dialect = SVG2
     starts = _start_tags(text)
@@ -427,7 +436,7 @@ def parse_node(
         return _parse_node_by_parents(element, lim, dialect)
     if starts is not None and len(starts) != count:  # defensive: the scan missed a start tag
         _ATTRIBUTES_MEMO.clear()
-        return parse_node(text.encode("utf-8"), limits, dialect)
+        return parse_node(text.encode("utf-8"), limits, dialect, blank_text=blank_text)
     return order[0], order, keys
 
 

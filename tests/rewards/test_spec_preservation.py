@@ -83,6 +83,23 @@ def test_comments_and_indentation():
     assert r.reward == 1.0 and r.structural and not r.exact
 
 
+@pytest.mark.parametrize("parity", [False, True])
+def test_blank_text_layout_changes_no_field(parity):
+    # Texts and tails are compared whitespace-folded (spec §4, §15), so the scorer reads outputs
+    # without libxml2's ignorable blanks: an output laid out differently reports as the target.
+    import re
+
+    want = score(TASK, TARGET, parity=parity)
+    for produced in (
+        re.sub(r">\s+<", "><", TARGET),
+        re.sub(r">\s+<", ">\r\n\t\t<", TARGET),
+        TARGET.replace(">", "> ", 3),
+    ):
+        got = score(TASK, produced, parity=parity)
+        assert got.to_dict() == {**want.to_dict(), "exact": got.exact}
+        assert got.reward == 1.0 and got.structural and got.source_preservation_pass
+
+
 def test_id_added_to_anonymous_element():
     # §18: id added to an anonymous element → reward 1 (V), source preservation fail (C).
     r = score(TASK, sub(TARGET, "<line ", '<line id="ground" '))

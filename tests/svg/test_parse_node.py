@@ -85,6 +85,17 @@ MEMO_DOCS = [
     f'<!DOCTYPE svg><svg {NS}><rect x="1"/></svg>',
     f'<svg {NS} xml:space="preserve"><rect xml:space="default" x="1"/></svg>',
     f'<svg {NS}>\r\n<rect\r\n x="1"\r\n/></svg>',
+    # The expanded tag stored with a start tag is reused only in the same namespace context.
+    '<svg xmlns="urn:a"><rect x="1"/><g><rect x="1"/></g></svg>',
+    '<svg xmlns="urn:b"><rect x="1"/><g><rect x="1"/></g></svg>',
+    '<svg><rect x="1"/><g><rect x="1"/></g></svg>',
+    '<svg xmlns="urn:a"><g xmlns="urn:b"><rect x="1"/></g><rect x="1"/></svg>',
+    '<svg xmlns="urn:a"><g xmlns="urn:b"><rect y="5"/></g><rect y="5"/></svg>',
+    '<svg xmlns="urn:a"><rect z="1"/><g xmlns="urn:b"><rect z="1"/></g></svg>',
+    '<svg xmlns="urn:a" xmlns:p="urn:p"><p:rect x="1"/><rect x="1"/></svg>',
+    '<svg xmlns="urn:a" xmlns:p="urn:q"><p:rect x="1"/><rect x="1"/></svg>',
+    '<!-- xmlns="urn:b" --><svg xmlns="urn:a"><rect x="1"/></svg>',
+    '<svg xmlns="urn:a"><g x="1">t<rect x="1"/>u</g>v<g x="1"/>w<g x="1" ></g></svg>',
 ]
 
 
@@ -148,3 +159,31 @@ def test_start_tag_with_many_attributes_read_linearly(monkeypatch):
     assert _shape(root) == _shape(to_node(parse_svg(text)))
     assert keys == [tuple(n.attrib.items()) for n in nodes]
     assert len(nodes[1].attrib) == 1100 and list(nodes[1].attrib)[:2] == ["a0", "a1"]
+
+
+BLANK_DOCS = [
+    "<svg> <!--c--> x <a/> <?p?> <b> </b> y <![CDATA[ ]]> <c>z</c>\n</svg>",
+    '<svg xml:space="preserve"> <a> </a> <b/>\t</svg>',
+    "<svg>&#32; <a/>&#32;\r\n</svg>",
+    "<svg>\n  <text>x <tspan>a</tspan> <tspan>b</tspan> </text>\r\n  <g>\n    <rect/>\n  </g>\n</svg>",
+]
+
+
+@pytest.mark.parametrize("text", BLANK_DOCS + MEMO_DOCS + DOCS)
+def test_without_blank_text_the_folded_tree_is_the_same(text):
+    # blank_text=False drops whitespace-only runs that start a text or a tail (libxml2's
+    # ignorable blanks): every text and tail folds as before, and nothing else changes.
+    from vector_gym.svg.parse import fold_ws
+
+    full = parse_node(text)
+    lean = parse_node(text, blank_text=False)
+    assert len(full[1]) == len(lean[1]) and full[2] == lean[2]
+    for a, b in zip(full[1], lean[1], strict=True):
+        assert (a.tag, a.attrib, len(a.children)) == (b.tag, b.attrib, len(b.children))
+        for x, y in ((a.text, b.text), (a.tail, b.tail)):
+            assert fold_ws(x) == fold_ws(y)
+            assert y == x or (x.endswith(y) and not x[: len(x) - len(y)].strip())
+    lean_root = parse_node(BLANK_DOCS[3], blank_text=False)[0]
+    assert lean_root.text == "" and lean_root.children[0].tail == ""  # the indentation is gone
+    assert lean_root.children[0].text == "x "
+    assert [c.tail for c in lean_root.children[0].children] == [" ", " "]  # mixed content kept

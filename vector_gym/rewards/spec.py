@@ -298,7 +298,7 @@ class SpecScorer:
         caller releases it.
         """
         try:
-            root, nodes, keys = parse_node(svg, dialect=self.dialect)
+            root, nodes, keys = parse_node(svg, dialect=self.dialect, blank_text=False)
         except SVGParseError:
             return None
         check_validity(root, self.parity, nodes, keys)
@@ -306,7 +306,7 @@ class SpecScorer:
 
     def _read_target(self, svg: str) -> Node:
         """The target tree, ``to_node(parse_svg(svg))`` as :func:`parse_node` reads it."""
-        return parse_node(svg, dialect=self.dialect)[0]
+        return parse_node(svg, dialect=self.dialect, blank_text=False)[0]
 
     def _plan(self, e: RequestedEdit) -> _CheckPlan:
         after = e.after
@@ -435,7 +435,10 @@ class SpecScorer:
         keys: list[tuple[tuple[str, str], ...]] | None = None
         if text is not None:
             try:
-                root, nodes, keys = parse_node(text, self.produced_limits, self.dialect)
+                # Texts and tails are compared whitespace-folded only: ignorable blanks unread.
+                root, nodes, keys = parse_node(
+                    text, self.produced_limits, self.dialect, blank_text=False
+                )
             except SVGParseError as exc:
                 detail.append(exc.reason if exc.reason in F.DETAIL_CODES else F.NOT_WELL_FORMED)
             except (RecursionError, MemoryError, ValueError):  # defensive: never raise

@@ -277,7 +277,11 @@ _PARSE_DEFAULTS = ParseLimits()
 
 
 def parse_node(
-    text: str | bytes, limits: ParseLimits | None = None, dialect: Dialect | None = None
+    text: str | bytes,
+    limits: ParseLimits | None = None,
+    dialect: Dialect | None = None,
+    *,
+    blank_text: bool = True,
 ) -> tuple[Node, list[Node], list[tuple[tuple[str, str], ...]]]:
     """:func:`vector_gym.svg.parse.parse_svg` then :func:`to_node`, in one walk (spec §3).
 
@@ -292,6 +296,11 @@ def parse_node(
     limits : ParseLimits, optional
     dialect : Dialect, optional
         :data:`SVG2` (default) or :data:`REFERENCE`.
+    blank_text : bool, default True
+        False: whitespace-only texts and tails that libxml2 finds ignorable read ``""``
+        (:func:`~vector_gym.svg.parse.parse_svg_unprobed`); for callers that compare texts
+        and tails whitespace-folded only (the specification reward, spec §4, §15), which then
+        parse, read and compare less.
 
     Returns
     -------
@@ -310,7 +319,7 @@ def parse_node(
         As :func:`~vector_gym.svg.parse.parse_svg`.
     """
     lim = limits if limits is not None else _PARSE_DEFAULTS
-    element, data = parse_svg_unprobed(text, lim)
+    element, data = parse_svg_unprobed(text, lim, blank_text=blank_text)
     if dialect is None:
         dialect = SVG2
     starts = _start_tags(text)
@@ -336,6 +345,14 @@ def parse_node(
     pop = stack.pop
     push = stack.append
     count = 0
+    # Every namespace declaration of the document on its root start tag (no other "xmlns"):
+    # every element then has the root's in-scope namespaces, and a start tag read before in the
+    # same context gives the same expanded tag (stored with it in the memo).
+    ctx = (
+        _namespace_context(element)
+        if n_starts and text.count("xmlns") == starts[0].count("xmlns")
+        else None
+    )
     for el in element.iter(_ELEMENTS):
         if stack:
             top = stack[-1]
@@ -349,47 +366,59 @@ def parse_node(
         else:
             parent = None
             depth = 1
-        tag = el.tag
-        known = tags.get(tag)
-        if known is None:
-            if len(tags) >= _TAG_NAMES_MAX:
-                tags.clear()
-            tags[tag] = tag
-        else:
-            tag = known  # one string object per tag name: tag comparisons by identity
         if depth > max_depth or count == max_elements:
             n_all = int(element.xpath("count(//*)"))
             if n_all > max_elements:  # counted first, as parse_svg does
                 raise too_many_elements(lim, n_all)
             raise too_deep(lim)
-        count += 1
         n = new(Node)
-        n.tag = tag
         if starts is not None:
-            raw = starts[count - 1] if count <= n_starts else None
+            raw = starts[count] if count < n_starts else None
             hit = memo.get(raw)
-            if hit is None:
+            if hit is not None:
+                key, n.attrib, tag, known_ctx = hit  # the stored dict itself, shared (read-only)
+                if known_ctx is not ctx or ctx is None:
+                    tag = _tag(el, tags)
+                n.tag = tag
+                addkey(key)
+                count += 1
+                if raw[-1] == "/":  # an empty-element tag: no text, no children
+                    n.text = ""
+                    n.tail = el.tail or ""
+                    n.children = []
+                    n.parent = parent
+                    n.dialect = dialect
+                    n._c = None
+                    n._v = None
+                    add(n)
+                    if parent is not None:
+                        parent.children.append(n)
+                    continue
+            else:
+                tag = n.tag = _tag(el, tags)
                 if raw is not None and _whole_start_tag(raw):
                     # items() is quadratic in the attribute count, which the '=' count of the
                     # whole start tag bounds
                     key = tuple(el.items()) if raw.count("=") <= _FEW_ATTRIBUTES_TOTAL else None
                     attrib = dict(key) if key is not None else read_attributes(el)
                     key = key if key is not None else tuple(attrib.items())
-                    _remember(raw, key, attrib)
+                    _remember(raw, key, attrib, tag, ctx)
                 else:
                     attrib = read_attributes(el)
                     key = tuple(attrib.items())
                 n.attrib = attrib
-            else:
-                key, n.attrib = hit  # the stored dict itself, shared (read-only, see above)
-            addkey(key)
-        elif few:
-            items = el.items()
-            n.attrib = dict(items)
-            addkey(tuple(items))
+                addkey(key)
+                count += 1
         else:
-            n.attrib = read_attributes(el)
-            addkey(tuple(n.attrib.items()))
+            n.tag = _tag(el, tags)
+            count += 1
+            if few:
+                items = el.items()
+                n.attrib = dict(items)
+                addkey(tuple(items))
+            else:
+                n.attrib = read_attributes(el)
+                addkey(tuple(n.attrib.items()))
         n.text = el.text or ""
         n.tail = el.tail or ""
         n.children = []
@@ -407,8 +436,32 @@ def parse_node(
         return _parse_node_by_parents(element, lim, dialect)
     if starts is not None and len(starts) != count:  # defensive: the scan missed a start tag
         _ATTRIBUTES_MEMO.clear()
-        return parse_node(text.encode("utf-8"), limits, dialect)
+        return parse_node(text.encode("utf-8"), limits, dialect, blank_text=blank_text)
     return order[0], order, keys
+
+
+def _tag(el: Any, tags: dict[str, str]) -> str:
+    """``el.tag``, one string object per tag name (tag comparisons meet identical objects)."""
+    tag = el.tag
+    known = tags.get(tag)
+    if known is not None:
+        return known
+    if len(tags) >= _TAG_NAMES_MAX:
+        tags.clear()
+    tags[tag] = tag
+    return tag
+
+
+def _namespace_context(root: Any) -> tuple[tuple[str, str], ...]:
+    """The root's in-scope namespaces as one interned tuple ((prefix or "", uri), ...)."""
+    ctx = tuple(sorted((p or "", u) for p, u in root.nsmap.items()))
+    known = _NS_CONTEXTS.get(ctx)
+    if known is not None:
+        return known
+    if len(_NS_CONTEXTS) >= _TAG_NAMES_MAX:
+        _NS_CONTEXTS.clear()
+    _NS_CONTEXTS[ctx] = ctx
+    return ctx
 
 
 def _parse_node_by_parents(
@@ -444,10 +497,15 @@ def _parse_node_by_parents(
 # function of its text alone when no attribute name has a namespace prefix (unprefixed names are
 # in no namespace, whatever the xmlns declarations in scope; values are unescaped and
 # whitespace-normalised the same way everywhere) and the document has no DTD (no defaulted
-# attributes, no external entities): only such lists are stored.
+# attributes, no external entities): only such lists are stored. The expanded tag is stored too,
+# with the namespace context it was read in (the root's declarations, when the document declares
+# namespaces on its root start tag only; else none): an element of a document with the same
+# context reuses it instead of asking lxml, and an empty-element tag (``.../>``) has no text and
+# no children to ask for either.
 _START_TAG_RE = re.compile(r"<(?:!--.*?-->|\?.*?\?>|/[^>]*>|([^>]*)>)", re.DOTALL)
-_ATTRIBUTES_MEMO: dict[str, tuple[tuple[tuple[str, str], ...], dict[str, str]]] = {}
+_ATTRIBUTES_MEMO: dict[str, tuple[tuple[tuple[str, str], ...], dict[str, str], str, Any]] = {}
 _TAG_NAMES: dict[str, str] = {}  # expanded tag names read so far, each kept as one object
+_NS_CONTEXTS: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
 _TAG_NAMES_MAX = 4096
 _ATTRIBUTES_MEMO_MAX = 1 << 15
 _ATTRIBUTES_MEMO_CHARS = 2048  # longest stored start tag (characters)
@@ -478,8 +536,11 @@ def _whole_start_tag(raw: str) -> bool:
     return "'" not in raw and not raw.count('"') % 2
 
 
-def _remember(raw: str, key: tuple[tuple[str, str], ...], attrib: dict[str, str]) -> None:
-    # Whole start tags only (the caller checks _whole_start_tag), no namespaced name.
+def _remember(
+    raw: str, key: tuple[tuple[str, str], ...], attrib: dict[str, str], tag: str, ctx: Any
+) -> None:
+    # Whole start tags only (the caller checks _whole_start_tag), no namespaced name. ``tag`` is
+    # the element's expanded tag, valid wherever the namespace context is ``ctx`` (None: never).
     if len(raw) > _ATTRIBUTES_MEMO_CHARS:
         return
     for k, _v in key:
@@ -489,7 +550,7 @@ def _remember(raw: str, key: tuple[tuple[str, str], ...], attrib: dict[str, str]
     if len(memo) >= _ATTRIBUTES_MEMO_MAX or _ATTRIBUTES_MEMO_TOTAL[0] > _ATTRIBUTES_MEMO_BUDGET:
         memo.clear()
         _ATTRIBUTES_MEMO_TOTAL[0] = 0
-    memo[raw] = (key, attrib)  # shared with the node: nodes' attribute dicts are read-only
+    memo[raw] = (key, attrib, tag, ctx)  # shared with the node: attribute dicts are read-only
     _ATTRIBUTES_MEMO_TOTAL[0] += len(raw)
 
 

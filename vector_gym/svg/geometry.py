@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import math
 
 import numpy as np
@@ -406,9 +407,12 @@ def _gauss_cubics_small(rows: list[list[float]], budget: list[int]) -> list[floa
         by.append(6 * (d1y - d0y))
         gx.append(3 * d0x)
         gy.append(3 * d0y)
-    c = np.array([[ax, ay], [bx, by], [gx, gy]])[..., None]  # (3, 2, m, 1)
+    c = np.array(ax + ay + bx + by + gx + gy).reshape(3, 2, m, 1)
     t = _GL_T12
-    d = (c[0] * t + c[1]) * t + c[2]  # (10, 2, m, 12): P'(t) per node, interval and axis
+    d = c[0] * t  # (10, 2, m, 12): P'(t) = (c0 t + c1) t + c2 per node, interval and axis
+    d += c[1]
+    d *= t
+    d += c[2]
     sp = np.hypot(d[:, 0], d[:, 1])
     sp *= _GL_W12
     est = (_GL_HALF12 * np.add.reduce(sp, axis=0)).tolist()  # (m, 12)
@@ -490,9 +494,15 @@ def _gauss_refine_small(
         half = (bb - aa) / 2
         t = (aa + bb) / 2 + half * _GL_XC  # (10, 2k)
         idx = own + own
-        c = np.array([[v[s] for s in idx] for v in coef])  # (6, 2k), as coef[:, own]
-        dx = (c[0] * t + c[2]) * t + c[4]
-        dy = (c[1] * t + c[3]) * t + c[5]
+        c = np.array([v[s] for v in coef for s in idx]).reshape(6, 2 * k)  # as coef[:, own]
+        dx = c[0] * t  # (c0 t + c2) t + c4, and (c1 t + c3) t + c5
+        dx += c[2]
+        dx *= t
+        dx += c[4]
+        dy = c[1] * t
+        dy += c[3]
+        dy *= t
+        dy += c[5]
         sp = np.hypot(dx, dy)
         sp *= _GL_WC
         halves = (half * np.add.reduce(sp, axis=0)).tolist()
@@ -828,8 +838,27 @@ def sample_path(path: PathData, method: str = "refine") -> np.ndarray | None:
         return None
     if method not in LENGTH_METHODS:
         raise ValueError(f"expected method in {LENGTH_METHODS}, got {method!r}")
+    if n <= SMALL_PATH and _moderate(path):
+        return _sample_path_impl(path, method, n)
     with np.errstate(all="ignore"):  # inf/NaN coordinates (``1e999``) follow IEEE quietly
         return _sample_path_impl(path, method, n)
+
+
+MODERATE = 1e100
+"""A short path of lines and Bézier curves whose coordinates are all within ±``MODERATE`` is
+sampled without entering ``np.errstate``: no operation on its values can overflow, divide by
+zero or be invalid (lengths and speeds stay below ~1e102, placement divides by positive
+fraction gaps only), so NumPy has nothing to report either way."""
+
+_PLAIN_KINDS = frozenset({MOVE, LINE, QUAD, CUBIC})
+
+
+def _moderate(path: PathData) -> bool:
+    """Whether every segment is a Move, line or Bézier and every coordinate is within ±MODERATE."""
+    if not _PLAIN_KINDS.issuperset(path.kind_list):
+        return False
+    # A NaN or inf makes the sum NaN or inf, which fails the comparison too.
+    return sum(map(abs, itertools.chain.from_iterable(path.rows))) <= MODERATE
 
 
 def _sample_path_impl(path: PathData, method: str, n: int) -> np.ndarray | None:
@@ -866,6 +895,12 @@ def _sample_path_impl(path: PathData, method: str, n: int) -> np.ndarray | None:
             rising = False
         acc += step
         fr.append(acc)
+    if first == n - 1 and fr[first] == 0.0 and acc == 1.0:
+        # One segment holds the whole length (``M`` + one segment): every sample is on it, at
+        # local parameter (p − 0) / (1 − 0) = p, the sample positions themselves.
+        pts = _one_segment(kinds[first], path.rows[first])
+        if pts is not None:
+            return pts
     inner = _INNER
     f = np.array(fr)
     f1 = f[1:]
@@ -898,6 +933,53 @@ def _sample_path_impl(path: PathData, method: str, n: int) -> np.ndarray | None:
 
 _LOC_FIRST = np.zeros(1)
 _LOC_LAST = np.ones(1)
+
+
+def _bases(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bernstein weights at ``t``: (a, b, c, d) of :func:`_cubic_points` and (a, b, c) of the
+    quadratic in :func:`_points_of_kind`, with their operations, shapes (4, 1, m), (3, 1, m)."""
+    u = 1 - t
+    uu = u * u
+    tt = t * t
+    cubic = np.stack([uu * u, (uu * 3) * t, (u * 3) * tt, tt * t])[:, None, :]
+    quad = np.stack([u * u, (2 * u) * t, t * t])[:, None, :]
+    return cubic, quad
+
+
+_CUBIC_BASIS, _QUAD_BASIS = _bases(_POSITIONS)
+_CUBIC_BASIS.flags.writeable = False
+_QUAD_BASIS.flags.writeable = False
+
+
+def _one_segment(kind: int, r: tuple[float, ...]) -> np.ndarray | None:
+    """The 129 samples of one segment at the sample positions (``None`` for other kinds).
+
+    Bit for bit what the array code computes for a path whose samples all lie on this segment
+    at local parameters equal to the positions: the weights of :data:`_CUBIC_BASIS` and
+    :data:`_QUAD_BASIS` are its own products on those parameters, and the terms are summed in
+    its order, ``((a·P0 + b·C1) + c·C2) + d·P1`` (cubic), ``(a·P0 + b·Q) + c·P1`` (quadratic),
+    ``P0 + (P1 − P0)·t`` (line), on (2, 129) coordinate rows. Returns a C-contiguous (129, 2)
+    array.
+    """
+    if kind == CUBIC:
+        ctrl = np.array((r[0], r[1], r[4], r[5], r[6], r[7], r[2], r[3])).reshape(4, 2, 1)
+        terms = _CUBIC_BASIS * ctrl  # (4, 2, 129)
+        xy = terms[0] + terms[1]
+        xy += terms[2]
+        xy += terms[3]
+    elif kind == QUAD:
+        ctrl = np.array((r[0], r[1], r[4], r[5], r[2], r[3])).reshape(3, 2, 1)
+        terms = _QUAD_BASIS * ctrl  # (3, 2, 129)
+        xy = terms[0] + terms[1]
+        xy += terms[2]
+    elif kind == LINE:
+        xy = _POSITIONS * np.array(((r[2] - r[0],), (r[3] - r[1],)))
+        xy += np.array(((r[0],), (r[1],)))
+    else:
+        return None
+    pts = xy.T.copy()
+    pts.flags.writeable = False
+    return pts
 
 
 def _cubic_points(prm: np.ndarray, seg: np.ndarray, t: np.ndarray) -> np.ndarray:

@@ -154,6 +154,21 @@ _PARSER = etree.XMLParser(
     strip_cdata=True,
     encoding="utf-8",  # the reference parses a str: any declared encoding is ignored (spec §3)
 )
+# The same parser without the whitespace-only text that libxml2 finds ignorable (a blank run that
+# starts an element's text or a tail and is followed by a tag, outside xml:space="preserve"):
+# such a run never changes a whitespace-folded text (spec §4, §15).
+_PARSER_NO_BLANKS = etree.XMLParser(
+    resolve_entities=False,
+    no_network=True,
+    load_dtd=False,
+    dtd_validation=False,
+    huge_tree=False,
+    remove_comments=True,
+    remove_pis=True,
+    strip_cdata=True,
+    remove_blank_text=True,
+    encoding="utf-8",
+)
 
 
 def _fail(reason: str, message: str) -> SVGParseError:
@@ -203,13 +218,20 @@ def parse_svg(text: str | bytes, limits: ParseLimits | None = None) -> etree._El
     return root
 
 
-def parse_svg_unprobed(text: str | bytes, lim: ParseLimits) -> tuple[etree._Element, bytes]:
+def parse_svg_unprobed(
+    text: str | bytes, lim: ParseLimits, *, blank_text: bool = True
+) -> tuple[etree._Element, bytes]:
     """:func:`parse_svg` without the element-count and depth probes (:func:`check_shape`).
 
     For callers that walk the whole tree anyway and apply the same two limits during their walk
     (:func:`vector_gym.svg.canonical.parse_node`), so the probes cost nothing extra. Every other
     check (size, encoding, emptiness, entity declarations, well-formedness, libxml2's own depth
     limit, undefined entities) is done here, with the same reasons and messages.
+
+    With ``blank_text=False`` libxml2 leaves out the whitespace-only text it finds ignorable
+    (lxml's ``remove_blank_text``: a blank run that starts an element's text or a tail and is
+    followed by a tag), so such texts and tails read ``None``; every whitespace-folded text is
+    unchanged and so are the verdicts.
 
     Returns
     -------
@@ -242,7 +264,7 @@ def parse_svg_unprobed(text: str | bytes, lim: ParseLimits) -> tuple[etree._Elem
     if b"<!ENTITY" in data:
         raise _fail(ENTITY_DECLARATION, "entity declarations are never expanded (billion-laughs/XXE guard)")
     try:
-        root = etree.fromstring(data, _PARSER)
+        root = etree.fromstring(data, _PARSER if blank_text else _PARSER_NO_BLANKS)
     except etree.XMLSyntaxError as exc:
         msg = str(exc)
         if "Excessive depth" in msg:

@@ -359,9 +359,12 @@ PATH_TASK = make_task(
     ],
 )
 @pytest.mark.parametrize("parity", [False, True])
+@pytest.mark.filterwarnings("error")
 def test_huge_finite_path_coordinates(d, parity):
     # Coordinates near 1e200 are finite SVG numbers, but Python's float ``**`` raised
     # OverflowError out of the line and quadratic lengths (the reference crashes the same way).
+    # Nor may numpy warn on the way (squares overflowing to inf in D(A, B)): a trainer running
+    # with warnings as errors would get an exception instead of the report.
     r = score(PATH_TASK, PATH_TARGET.replace("M10 10 L50 50", d), parity)
     assert r.reward == 0.0 and r.repair_pass is False
     (check,) = r.checks

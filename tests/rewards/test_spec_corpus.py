@@ -76,3 +76,27 @@ def test_added_anonymous_circle():
     assert r.repair_pass and not r.preservation_pass and r.reward == 0.0
     assert "__svg" in r.unexpected_changed_parts
     assert r.status == "SIDE_EFFECTS"
+
+
+@pytest.mark.parametrize("parity", [False, True], ids=["default", "parity"])
+def test_cut_outputs_score_as_when_parsed(parity, monkeypatch):
+    """Truncated outputs skip the failing parse (``surely_not_well_formed``): same full report.
+
+    Each task's target and source, cut at a dozen points, scored with the shortcut and with it
+    switched off (every text parsed by libxml2): the reports are equal field for field.
+    """
+    import vector_gym.rewards.spec as spec_mod
+
+    texts = []
+    for task in TASKS[:10]:
+        for doc in (task.target_svg, task.source_svg):
+            texts += [(task, doc[: len(doc) * k // 12]) for k in range(1, 12)]
+            texts.append((task, doc + "<"))
+    fast = {}
+    for task, text in texts:
+        fast[task.task_id, text] = SpecScorer(task, parity=parity).score(text)
+    assert sum("not_well_formed" in r.detail for r in fast.values()) >= 200
+    monkeypatch.setattr(spec_mod, "surely_not_well_formed", lambda text, lim: False)
+    for task, text in texts:
+        slow = SpecScorer(task, parity=parity).score(text)
+        assert slow.to_dict() == fast[task.task_id, text].to_dict()

@@ -234,3 +234,48 @@ def test_known_differences_from_expat():
     text = '<!DOCTYPE svg [<!ATTLIST svg a CDATA "d">]><svg/>'
     assert ET.fromstring(text).attrib == {"a": "d"}
     assert dict(parse_svg(text).attrib) == {}
+
+
+def _outcome_texts() -> list[str]:
+    import gzip
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "data" / "outcomes_sv001_020.jsonl.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh if line.strip()]
+    return [r["produced_svg"] for r in rows if r["produced_svg"]]
+
+
+def test_surely_not_well_formed_agrees_with_the_parse():
+    """The unparsed verdict is only ever given where the parse fails with not_well_formed.
+
+    Every bundled output, cut at many points (most cuts are unparseable, some end on a '>'),
+    plus edge cases: blank-only, entity declarations, deep nesting, non-ASCII, over the size
+    limit. The shortcut must fire on most cut texts (that is its point) and never disagree.
+    """
+    lim = ParseLimits()
+    texts = []
+    for s in _outcome_texts()[:120]:
+        texts.append(s)
+        texts.extend(s[: len(s) * k // 13] for k in range(1, 13))
+        texts.append(s + " \n")
+        texts.append(s + "x")
+    texts += [
+        "", " \n", "\x0b\x0c", "\x1c", "<svg/>\x1c", "<svg/>\x0b", "<!ENTITY x", "<svg",
+        "<a>" * 300, "<a>" * 200, "é<svg", "<svg/><!-- c -->", "<svg/><?pi x?>  ",
+        "<svg/" + " " * 300_000,
+    ]
+    fired = 0
+    for text in texts:
+        if not P.surely_not_well_formed(text, lim):
+            continue
+        fired += 1
+        with pytest.raises(SVGParseError) as info:
+            P.parse_svg_unprobed(text, lim, blank_text=False)
+        assert info.value.reason == P.NOT_WELL_FORMED, text[-80:]
+    assert fired > 1000
+    assert not P.surely_not_well_formed("<a>" * 300, lim)  # libxml2 may stop at its depth limit
+    assert not P.surely_not_well_formed("\x0b\x0c", lim)  # empty, not malformed
+    assert not P.surely_not_well_formed("<svg/>  ", lim)
+    assert P.surely_not_well_formed("<svg/>\x1c", lim)

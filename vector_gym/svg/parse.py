@@ -279,6 +279,32 @@ def parse_svg_unprobed(
     return root, data
 
 
+_XML_BLANKS = " \t\r\n"
+_BYTES_BLANKS = " \t\n\r\x0b\x0c"  # what ``bytes.strip()`` strips (the emptiness check)
+_LIBXML2_MAX_DEPTH = 256  # libxml2's nesting limit without huge_tree (the parsers above)
+
+
+def surely_not_well_formed(text: str, lim: ParseLimits) -> bool:
+    """Whether :func:`parse_svg_unprobed` certainly fails with :data:`NOT_WELL_FORMED`, unparsed.
+
+    True only for a text whose last character other than XML white space is not ``>``: a
+    well-formed document ends with its root's end tag (or an empty-element tag), a comment or
+    a processing instruction, possibly followed by white space, so such a text (an output cut
+    off mid-document, the common case of a policy that ran out of tokens) never parses. Only
+    the reason is known, not libxml2's message. Every check :func:`parse_svg_unprobed` makes
+    before parsing must pass first, and libxml2 must not stop at its depth limit on the way
+    (its only other reason, :data:`TOO_DEEP`): ASCII text (valid UTF-8, one byte per
+    character) within ``lim.max_bytes``, not blank, no entity declaration, and at most 256
+    ``<`` (so at most 256 open elements). Any other text returns False (parse it).
+    """
+    if not text.isascii() or len(text) > lim.max_bytes:
+        return False
+    end = text.rstrip(_XML_BLANKS)
+    if not end or end[-1] == ">" or not text.strip(_BYTES_BLANKS):
+        return False
+    return "<!ENTITY" not in text and text.count("<") <= _LIBXML2_MAX_DEPTH
+
+
 def check_shape(root: etree._Element, lim: ParseLimits) -> None:
     """Raise :data:`TOO_MANY_ELEMENTS` or :data:`TOO_DEEP` (in that order) for a parsed tree."""
     n = int(root.xpath("count(//*)"))

@@ -187,3 +187,40 @@ def test_without_blank_text_the_folded_tree_is_the_same(text):
     assert lean_root.text == "" and lean_root.children[0].tail == ""  # the indentation is gone
     assert lean_root.children[0].text == "x "
     assert [c.tail for c in lean_root.children[0].children] == [" ", " "]  # mixed content kept
+
+
+def test_plain_start_tag_scan_equals_the_general_scan():
+    """Documents without "<!" or "<?" are scanned with the plain pattern: same start tags.
+
+    Every task document and bundled output (and each with its comments, PIs and declarations
+    stripped, so the plain pattern applies to all of them), plus crafted tags ('>' inside a
+    quoted value, '/' inside a value, self-closing tags, end tags with blanks).
+    """
+    import gzip
+    import json
+    import re
+    from pathlib import Path
+
+    from vector_gym.svg import canonical as C
+
+    path = Path(__file__).resolve().parents[1] / "data" / "outcomes_sv001_020.jsonl.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        docs = [json.loads(line)["produced_svg"] for line in fh if line.strip()]
+    docs = [d for d in docs if d]
+    docs += [d for t in load_vector_bench() for d in (t.source_svg, t.target_svg)]
+    docs = [re.sub(r"<!--.*?-->|<\?.*?\?>", "", d, flags=re.DOTALL) for d in docs]
+    docs += [
+        '<svg a="x>y"><g/></svg >',
+        '<svg><path d="M0 0/1"/><g ></g\n><rect/></svg>',
+        "<svg>a</svg>",
+    ]
+    plain = 0
+    for d in docs:
+        if "<!" in d or "<?" in d:
+            continue
+        plain += 1
+        general = list(filter(None, C._START_TAG_RE.findall(d)))
+        assert C._start_tags(d) == general
+    assert plain > 500
+    # With a comment or a PI the general scan is used (a "<" inside them opens no tag).
+    assert C._start_tags("<svg><!-- <g> --><?p <a>?><rect/></svg>") == ["svg", "rect/"]

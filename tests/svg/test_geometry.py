@@ -453,3 +453,52 @@ def test_path_distance_of_huge_coordinates_warns_nothing():
         got = path_distance(a, b)
     with np.errstate(all="ignore"):
         assert got == _path_distance_broadcast(a, b) == math.inf
+
+
+def test_move_plus_one_cubic_samples_without_measuring_equal_the_measured_path():
+    """``M`` + one cubic (default mode) is sampled without its Gauss length: the same samples.
+
+    Random cubics over many scales (1e-100 to 1e99), cusps, loops, collinear and partly
+    degenerate control polygons, coordinates mixing zeros and tiny values: wherever the
+    shortcut applies, the samples are bit-identical to the measured path's
+    (``_sample_path_impl``); where it does not (all points equal, subnormal-scale
+    coordinates), it is not taken.
+    """
+    rng = random.Random(20261202)
+    rows = []
+    for _ in range(600):
+        scale = 10.0 ** rng.uniform(-99, 99)
+        rows.append([rng.uniform(-1, 1) * scale for _ in range(8)])
+    for _ in range(200):  # cusps and loops: control points crossed over
+        x0, y0 = rng.uniform(-50, 50), rng.uniform(-50, 50)
+        x1, y1 = x0 + rng.uniform(-1, 1), y0 + rng.uniform(-1, 1)
+        rows.append([x0, y0, x1, y1, x1 + rng.uniform(0, 40), y1, x0 - rng.uniform(0, 40), y0])
+    rows += [
+        [0, 0, 0, 0, 0, 0, 0, 0],
+        [1, 1, 1, 1, 1, 1, 1, 1],
+        [0, 0, 10, 0, 0, 0, 10, 0],  # control points on the end points: a line
+        [0, 0, 10, 0, 5, 0, 5, 0],  # collinear
+        [0, 0, 0, 0, 0, 0, 3, 4],  # closed, one control point off
+        [0, 0, 1e-100, 0, 0, 0, 0, 0],
+        [0, 0, 1e-200, 0, 0, 0, 0, 0],
+        [0, 0, 5e-324, 0, 0, 0, 0, 0],
+        [1e99, 1e99, 1e99, 1e99 + 1e84, 1e99, 1e99, 1e99, 1e99],
+        [1e-100, 2e-100, 3e-100, 1e-100, 1e-100, 1e-100, 1e-100, 1e-100],
+    ]
+    taken = 0
+    for r in rows:
+        d = "M{} {} C{} {} {} {} {} {}".format(r[0], r[1], r[4], r[5], r[6], r[7], r[2], r[3])
+        p = parse_path_data(d)
+        assert p.kind_list == G._MOVE_CUBIC
+        measured = G._sample_path_impl(p, "gauss", 2)
+        fast = sample_path(p, "gauss")
+        if G._moderate(p) and G._gauss_length_surely_positive(p.rows[1]):
+            taken += 1
+        if measured is None:
+            assert fast is None
+        else:
+            assert fast is not None and np.array_equal(fast, measured), d
+            assert fast.dtype == measured.dtype and fast.flags.c_contiguous
+    assert taken >= 800
+    assert not G._gauss_length_surely_positive([1, 1, 1, 1, 1, 1, 1, 1])
+    assert not G._gauss_length_surely_positive([0, 0, 1e-200, 0, 0, 0, 0, 0])

@@ -34,6 +34,7 @@ import bisect
 import functools
 import itertools
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -839,6 +840,12 @@ def sample_path(path: PathData, method: str = "refine") -> np.ndarray | None:
     if method not in LENGTH_METHODS:
         raise ValueError(f"expected method in {LENGTH_METHODS}, got {method!r}")
     if n <= SMALL_PATH and _moderate(path):
+        if n == 2 and method == "gauss" and path.kind_list == _MOVE_CUBIC:
+            row = path.rows[1]
+            if _gauss_length_surely_positive(row):
+                # ``M`` + one cubic of finite positive length: every sample is on the cubic at
+                # the sample positions, whatever the length is (see _sample_path_impl).
+                return _one_segment(CUBIC, row)
         return _sample_path_impl(path, method, n)
     with np.errstate(all="ignore"):  # inf/NaN coordinates (``1e999``) follow IEEE quietly
         return _sample_path_impl(path, method, n)
@@ -851,6 +858,33 @@ zero or be invalid (lengths and speeds stay below ~1e102, placement divides by p
 fraction gaps only), so NumPy has nothing to report either way."""
 
 _PLAIN_KINDS = frozenset({MOVE, LINE, QUAD, CUBIC})
+
+
+_MOVE_CUBIC = [MOVE, CUBIC]
+_NOT_TINY = 1e-100
+
+
+def _gauss_length_surely_positive(r: Sequence[float]) -> bool:
+    """Whether Gauss measures this cubic (a row of a :func:`_moderate` path) finite and positive.
+
+    Then, in a path ``M`` + this cubic, the running fractions are exactly ``0, 0, 1`` (0/L and
+    L/L) and :func:`_sample_path_impl` samples the cubic at the sample positions
+    (:func:`_one_segment`): the length itself is not needed, so it is not measured (a cold
+    Gauss batch costs ~70 us). Finite: the coordinates are moderate. Positive and never given
+    up: the control points are not all equal (the speed is a non-zero quadratic, zero at most
+    at two of the 120 nodes) and every coordinate is 0 or at least 1e-100 in magnitude (so
+    distinct coordinates differ by ~1e-116 or more: no subnormal speeds, whose rounding could
+    keep the relative convergence test from ever passing); the halvings near a cusp converge
+    geometrically, far within the depth and work bounds.
+    """
+    x0, y0 = r[0], r[1]
+    if r[2] == x0 and r[3] == y0 and r[4] == x0 and r[5] == y0 and r[6] == x0 and r[7] == y0:
+        return False
+    tiny = _NOT_TINY
+    for v in (x0, y0, r[2], r[3], r[4], r[5], r[6], r[7]):
+        if v != 0.0 and not abs(v) >= tiny:
+            return False
+    return True
 
 
 def _moderate(path: PathData) -> bool:

@@ -100,3 +100,31 @@ def test_cut_outputs_score_as_when_parsed(parity, monkeypatch):
     for task, text in texts:
         slow = SpecScorer(task, parity=parity).score(text)
         assert slow.to_dict() == fast[task.task_id, text].to_dict()
+
+
+def test_compact_equal_is_the_whole_translation():
+    """``compact_equal`` (piecewise, early exit) agrees with compacting the whole text.
+
+    Each task's target against re-spaced copies of itself (equal), every source and target of
+    the other tasks (unequal), truncations and extensions (one a prefix of the other), and
+    texts whose difference is at the start, the middle or the very end.
+    """
+    import random
+
+    from vector_gym.rewards.spec import _ASCII_WS, compact_equal
+
+    rng = random.Random(7)
+    ws = [b" ", b"\n", b"\t", b"\r\n", b"  ", b"\x0b", b"\x1c", b""]
+    docs = [d.encode() for t in TASKS for d in (t.source_svg, t.target_svg) if d.isascii()]
+    answers = set()
+    for target in docs[:20]:
+        compact = target.translate(None, _ASCII_WS)
+        respaced = b"".join(c + rng.choice(ws) for c in (bytes([x]) for x in target))
+        cases = [target, respaced, respaced + b" ", target[:-1], target + b"x", b"", b" "]
+        cases += [target[:k] + b"#" + target[k + 1 :] for k in (0, len(target) // 2, len(target) - 1)]
+        cases += docs[:6]
+        for data in cases:
+            want = data.translate(None, _ASCII_WS) == compact
+            assert compact_equal(data, compact) is want
+            answers.add(want)
+    assert answers == {True, False}

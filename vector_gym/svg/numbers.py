@@ -43,6 +43,14 @@ REFERENCE_NUMBER_PATTERN = r"[-+]?(?:\d*\.\d+|\d+\.?)(?:[eE][-+]?\d+)?"
 # One number, then an optional separator: a run of whitespace with at most one comma.
 _LIST_ITEM_RE = re.compile(r"(" + SVG_NUMBER_PATTERN + r")(?:[ \t\r\n\f]*,[ \t\r\n\f]*|[ \t\r\n\f]+)?")
 _WSP = " \t\r\n\f"
+# A list of plain numbers (optional "-", digits, optional fraction: no "+", exponent or bare
+# ".") with a separator between every two: the common spelling of points and viewBox values.
+_PLAIN_NUMBER = r"-?[0-9]+(?:\.[0-9]+)?"
+_PLAIN_LIST_RE = re.compile(
+    r"[ \t\r\n\f]*(?:" + _PLAIN_NUMBER + r"(?:(?:[ \t\r\n\f]*,[ \t\r\n\f]*|[ \t\r\n\f]+)"
+    + _PLAIN_NUMBER + r")*)?[ \t\r\n\f]*"
+)
+_PLAIN_NUMBER_RE = re.compile(_PLAIN_NUMBER)
 
 
 def parse_svg_number(text: str) -> float:
@@ -122,6 +130,11 @@ def scan_numbers(text: str) -> list[float] | None:
     >>> scan_numbers("")
     []
     """
+    if _PLAIN_LIST_RE.fullmatch(text) is not None:
+        # Every number is plain and followed by a separator or the end, so the item reader of
+        # scan_number_spans stops each at the same place: the numbers are the plain matches.
+        values = [float(t) for t in _PLAIN_NUMBER_RE.findall(text)]
+        return values if all(map(math.isfinite, values)) else None
     spans = scan_number_spans(text)
     return None if spans is None else [v for _s, _e, v in spans]
 

@@ -130,6 +130,8 @@ class RenderForm:
     #: ancestors of a changed element (tags and attributes, parent first) -> the text of its
     #: small document around it (:func:`_framed_group`), or False where that does not apply
     frames: dict[tuple, Any] = field(default_factory=dict)
+    #: the clean image as words (:func:`_clean_words`); ``prep.image`` is a view of it
+    clean: Any = None
 
 
 def plain_scene(root: Any) -> bool:
@@ -295,7 +297,8 @@ class Segments:
     #: the text of a document before and after its child
     head: bytes
     tail: bytes
-    #: the clean image (112 x 112 RGB, as :func:`clean_image`): what they draw together
+    #: the clean image (as :func:`clean_image`, what they draw together), one word per pixel:
+    #: its RGBA bytes with alpha 255, as the canvas holds them (:func:`_clean_words`)
     clean: np.ndarray
 
 
@@ -380,7 +383,7 @@ def _segments(form: RenderForm, clean: np.ndarray) -> Segments | bool:
         dom.render(canvas)
     if not np.array_equal(rgba[..., :3], clean):
         return False
-    return Segments(drawn, docs, top, boxes, head, tail, clean)
+    return Segments(drawn, docs, top, boxes, head, tail, form.clean)
 
 
 #: attributes whose effect on which pixels an element writes is its geometry (with its
@@ -656,8 +659,9 @@ def _draw_segments(
         # (top, -bottom, left, -right) of each child against (bottom, -top, right, -left) of
         # the union's box: every one no greater where the two boxes meet
         bottom, top = union[-1] // VISIBILITY_SIZE, union[0] // VISIBILITY_SIZE
-        reach = (bottom, -top, cols.max(), -cols.min())
-        meets = (seg.boxes <= reach).all(axis=1)
+        reach = np.array((bottom, -top, cols.max(), -cols.min()), dtype=seg.boxes.dtype)
+        # the four comparisons of a row are four bytes: all true is one word of four ones
+        meets = (seg.boxes <= reach).view(np.uint32).reshape(-1) == _ALL_FOUR
         meets[t] = False
         drawn: Any = set(np.flatnonzero(meets).tolist())
         order: Any = sorted(drawn | groups.keys())
@@ -672,16 +676,30 @@ def _draw_segments(
                 dom.render(canvas)
     except MemoryError:
         return None
-    if union is None or seg.boxes is None:
-        got, clean = rgba.reshape(-1, 4)[:, :3], seg.clean.reshape(-1, 3)
-    else:
-        got, clean = rgba.reshape(-1, 4)[union, :3], seg.clean.reshape(-1, 3)[union]
-    moved = np.maximum(got, clean)
-    moved -= np.minimum(got, clean)  # uint8, no overflow
-    return int(np.count_nonzero((moved > CHANGED_LEVEL).any(axis=1)))
+    # Compared a pixel (four bytes, one word) at a time: the canvas is opaque (a white clear,
+    # then source-over draws) and the clean words hold alpha 255, so the alpha bytes never
+    # differ and a word of the per-byte test is non-zero exactly when a colour channel moved by
+    # more than a level (the same count as the per-channel test over RGB; fewer numpy passes
+    # than an ``any`` over an (n, 3) array, which was a third of this function's time).
+    got, clean = rgba.view(np.uint32).reshape(-1), seg.clean
+    if union is not None and seg.boxes is not None:
+        got, clean = got[union], clean[union]
+    got8, clean8 = got.view(np.uint8), clean.view(np.uint8)
+    moved = np.maximum(got8, clean8)
+    moved -= np.minimum(got8, clean8)  # uint8, no overflow
+    return int(np.count_nonzero((moved > CHANGED_LEVEL).view(np.uint32)))
 
 
 _PIXELS = VISIBILITY_SIZE * VISIBILITY_SIZE
+_ALL_FOUR = np.array([1, 1, 1, 1], dtype=np.uint8).view(np.uint32)[0]  # four bools, all true
+
+
+def _clean_words(clean: np.ndarray) -> np.ndarray:
+    """The clean image (112 x 112 RGB) as the canvas holds it: one word per pixel (flat), its
+    RGBA bytes with alpha 255."""
+    rgba = np.full((VISIBILITY_SIZE, VISIBILITY_SIZE, 4), 255, dtype=np.uint8)
+    rgba[..., :3] = clean
+    return rgba.view(np.uint32).reshape(-1)
 #: most pixels of an element's clean footprint that are kept (a larger footprint proves nothing
 #: below any threshold under a quarter of the picture; only its size matters then)
 _FOOTPRINT_KEPT = _PIXELS // 4
@@ -786,7 +804,11 @@ def _build_clean(prep: Any) -> None:
             etree.cleanup_namespaces(form)
             by_id = first_by_id(form)
             direct = _direct_root(form) and not _PREFIXED_IN(form) and not _XLINK_IN(form)
-            prep.render_form = RenderForm(form, by_id, direct, subset=subset)
+            # the image kept as the canvas's words (segments compare a word per pixel), and
+            # prep.image its RGB view: the same values, one copy
+            words = _clean_words(img)
+            img = words.view(np.uint8).reshape(VISIBILITY_SIZE, VISIBILITY_SIZE, 4)[..., :3]
+            prep.render_form = RenderForm(form, by_id, direct, subset=subset, clean=words)
         prep.image = img if img is not None else False  # last: the form is ready when it is set
 
 

@@ -486,3 +486,22 @@ def test_generation_never_writes_the_prepared_clean_tree():
         assert prep.text is None or prep.text == serialise(fresh.root), src.source_id
         checked += 1
     assert checked >= 60
+
+
+def test_replayed_trials_equal_running_the_operator_again(monkeypatch):
+    """An accepted trial of an attribute-only operator is replayed onto the task's source
+    (repairgen._replay) instead of running the operator a second time: tasks of every such
+    operator are the same, field by field, as with every operator run again."""
+    from collections import Counter
+
+    import vector_gym.tasks.repairgen as rg
+
+    cfg = RepairGenConfig(split="all", max_repairs=5)
+    fast = [RepairGenerator(cfg, seed=4)[i] for i in range(150)]
+    ops = Counter(op for t in fast for op in t.meta()["operators"])
+    assert all(ops[op] >= 5 for op in rg._REPLAYED), ops
+    monkeypatch.setattr(rg, "_REPLAYED", frozenset())
+    slow = [RepairGenerator(cfg, seed=4)[i] for i in range(150)]
+    for a, b in zip(fast, slow, strict=True):
+        assert a.source_svg == b.source_svg and a.target_svg == b.target_svg, a.task_id
+        assert a == b, a.task_id

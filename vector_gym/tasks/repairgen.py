@@ -390,13 +390,18 @@ class RepairGenerator:
                 frac = estimate
             if frac < cfg.min_visible_fraction:
                 continue
-            if op == "opacity" and target is prep.root:
-                target = copy.deepcopy(prep.root)
-                tgt_ids = _index(target)
-            ctx = self._ctx(prep, source, target, taken, tgt_ids, src_ids)
-            corr = apply_operator(op, ctx, cand, rng)
-            if corr is None:  # cannot happen (same state, same draws); keep the task consistent
-                return None
+            if op in _REPLAYED and _replay(src_ids[cand.id], alone_ctx.src_ids[cand.id]):
+                # the trial's element is what the operator would make of the source's (below)
+                rng.bit_generator.state = trial_rng.bit_generator.state  # its draws, consumed
+                corr = trial
+            else:
+                if op == "opacity" and target is prep.root:
+                    target = copy.deepcopy(prep.root)
+                    tgt_ids = _index(target)
+                ctx = self._ctx(prep, source, target, taken, tgt_ids, src_ids)
+                corr = apply_operator(op, ctx, cand, rng)
+                if corr is None:  # cannot happen (same state, same draws); keep it consistent
+                    return None
             corr.visible_fraction = frac
             used.add(cand.id)
             done.append(corr)
@@ -589,6 +594,33 @@ def _partial_copy(prep: PreparedSource, part: str) -> Any:
     if kept is None:
         kept = prep.partials[part] = reduced_copy(prep.root, [prep.elements[part]])
     return copy.deepcopy(kept)
+
+
+#: Operators that only set attributes of the candidate element itself (no other element, no
+#: new id, nothing of the target): an accepted trial of one is replayed onto the task's source
+#: (:func:`_replay`) instead of running the operator again. The trial ran on a clean copy of
+#: the same element with a copy of the same random state, so its element and its Corruption
+#: are what the second run would give (``tests/tasks/test_repairgen.py`` checks whole tasks
+#: against running it again). ``delete``, ``insert`` and ``opacity`` (which writes the target)
+#: are run again.
+_REPLAYED = frozenset(
+    {"recolor_fill", "recolor_stroke", "displace", "resize", "distort", "stroke_width"}
+)
+
+
+def _replay(el: Any, done: Any) -> bool:
+    """Give ``el`` (the clean element in the task's source) the attributes of ``done`` (the
+    same element after the operator's trial), as the operator's ``set`` calls would: a changed
+    value in its place, a new attribute after the others in the trial's order. False, with
+    ``el`` untouched, where ``done`` lacks one of ``el``'s attributes (then the operator is run
+    again)."""
+    got = done.attrib
+    if any(k not in got for k in el.attrib):
+        return False
+    for k, v in got.items():
+        if el.get(k) != v:
+            el.set(k, v)
+    return True
 
 
 _SPARE_RNGS = threading.local()  # per thread: (bit generator type, slot) -> a kept Generator

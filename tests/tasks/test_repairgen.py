@@ -505,3 +505,22 @@ def test_replayed_trials_equal_running_the_operator_again(monkeypatch):
     for a, b in zip(fast, slow, strict=True):
         assert a.source_svg == b.source_svg and a.target_svg == b.target_svg, a.task_id
         assert a == b, a.task_id
+
+
+def test_edit_sites_from_the_id_indexes_equal_a_pass_over_every_element(monkeypatch):
+    """A task's protected ids are computed from the id indexes of its trees (repairgen._sites_of)
+    instead of a pass over every element (_edit_sites): tasks with deletions, insertions and
+    opacity edits (a written target) are the same either way."""
+    from collections import Counter
+
+    import vector_gym.tasks.repairgen as rg
+
+    cfg = RepairGenConfig(split="all", max_repairs=6)
+    fast = [RepairGenerator(cfg, seed=11)[i] for i in range(120)]
+    ops = Counter(op for t in fast for op in t.meta()["operators"])
+    assert min(ops[op] for op in ("delete", "insert", "opacity")) >= 5, ops
+    monkeypatch.setattr(rg, "_SITES_BY_INDEX", False)
+    slow = [RepairGenerator(cfg, seed=11)[i] for i in range(120)]
+    for a, b in zip(fast, slow, strict=True):
+        assert a.protected_ids == b.protected_ids, a.task_id
+        assert a == b, a.task_id

@@ -225,6 +225,7 @@ class _Built:
     corruptions: list[Corruption]
     source: Any
     target: Any
+    src_ids: Any = None  # the source's id index, kept up to date by the operators
 
 
 class RepairGenerator:
@@ -407,7 +408,7 @@ class RepairGenerator:
             done.append(corr)
         if len(done) < n:
             return None
-        return _Built(done, source, target)
+        return _Built(done, source, target, src_ids)
 
     def _whole_trial(
         self, prep: PreparedSource, op: str, cand: Any, target: Any, taken: set[str], rng: Any
@@ -450,7 +451,17 @@ class RepairGenerator:
             target_ids = list(_elements(prep))  # document order, like iter()
         else:
             target_ids = list(first_by_id(built.target))  # as _elements: each id once
-        touched = _edit_sites(built.source, parts) | _edit_sites(built.target, parts)
+        if _SITES_BY_INDEX and built.src_ids is not None:
+            # Ids are unique in both trees (prepare_source rejects a repeated id, operators
+            # take fresh ones), so each part is one element, found by the id indexes instead
+            # of a pass over every element of each tree.
+            touched = _sites_of(built.src_ids, parts) | (
+                _sites_of(_elements(prep), parts)
+                if clean
+                else _edit_sites(built.target, parts)
+            )
+        else:
+            touched = _edit_sites(built.source, parts) | _edit_sites(built.target, parts)
         if any(e.attribute == "exists" for e in edits):
             if clean and prep.referencing is None:
                 prep.referencing = frozenset(_referencing(prep.root))
@@ -508,6 +519,24 @@ def _edit_sites(root: Any, parts: set[str]) -> set[str]:
     out: set[str] = set()
     for el in root.iter():
         if not isinstance(el.tag, str) or el.get("id") not in parts:
+            continue
+        out.update(d.get("id") for d in el.iter() if isinstance(d.tag, str) and d.get("id"))
+        out.update(a.get("id") for a in el.iterancestors() if a.get("id"))
+    return out
+
+
+#: :func:`_sites_of` instead of :func:`_edit_sites` for a task's trees (tested equal)
+_SITES_BY_INDEX = True
+
+
+def _sites_of(index: Mapping[str, Any], parts: set[str]) -> set[str]:
+    """:func:`_edit_sites` of a tree whose ids are unique, from its id index ``index`` (a
+    mapping, or an :class:`_IdIndex` that looks a missing id up in its tree)."""
+    out: set[str] = set()
+    for part in parts:
+        try:
+            el = index[part]
+        except KeyError:  # not in this tree (deleted from the source, inserted into it)
             continue
         out.update(d.get("id") for d in el.iter() if isinstance(d.tag, str) and d.get("id"))
         out.update(a.get("id") for a in el.iterancestors() if a.get("id"))

@@ -360,7 +360,14 @@ class RepairGenerator:
             alone = copy.deepcopy(prep.root) if op == "insert" else _partial_copy(prep, cand.id)
             alone_target = _partial_copy(prep, cand.id) if op == "opacity" else target
             alone_ctx = self._ctx(
-                prep, alone, alone_target, set(taken), None if op == "opacity" else tgt_ids
+                prep,
+                alone,
+                alone_target,
+                set(taken),
+                None if op == "opacity" else tgt_ids,
+                # an insertion's trial looks one id up in its whole copy of the scene: by XPath,
+                # not by reading every id of it (the same element: the first of that id)
+                _IdIndex(alone, read_all=False) if op == "insert" else None,
             )
             trial = apply_operator(op, alone_ctx, cand, trial_rng)
             if trial is None or trial.changed_area < min_area:
@@ -685,10 +692,10 @@ class _IdIndex(dict):
     map, such as a copy's renamed descendant).
     """
 
-    def __init__(self, root: Any) -> None:
+    def __init__(self, root: Any, read_all: bool = True) -> None:
         super().__init__()
         self._root = root
-        self._read = False
+        self._read = not read_all  # read_all=False: every miss is an XPath look-up
 
     def __missing__(self, key: str) -> Any:
         if not self._read:

@@ -155,11 +155,12 @@ def plain_scene(root: Any) -> bool:
     return True
 
 
-def _well_inside_limits(root: Any, form: Any) -> bool:
+def _well_inside_limits(root: Any, form: Any, form_bytes: bytes | None = None) -> bool:
     """The clean scene is far enough inside :data:`DEFAULT_LIMITS` that no single corruption
-    (at most doubling one element, one attribute more) can make its trial fail the pre-check."""
+    (at most doubling one element, one attribute more) can make its trial fail the pre-check.
+    ``form_bytes``: ``to_svg_bytes(form)`` where the caller has it."""
     lim = DEFAULT_LIMITS
-    size = len(to_svg_bytes(form))
+    size = len(to_svg_bytes(form) if form_bytes is None else form_bytes)
     text = len(etree.tostring(root))
     counts = [len(el.attrib) for el in root.iter() if isinstance(el.tag, str)]
     return (
@@ -204,8 +205,13 @@ def _direct_root(root: Any) -> bool:
 
 def _draw(form_root: Any, direct: bool = False) -> np.ndarray | None:
     """Draw a render form; ``direct``: it is known to take ``to_svg_bytes``'s lxml path."""
-    img = np.empty((VISIBILITY_SIZE, VISIBILITY_SIZE, 3), dtype=np.uint8)
     data = etree.tostring(form_root, encoding="utf-8") if direct else to_svg_bytes(form_root)
+    return _draw_bytes(data)
+
+
+def _draw_bytes(data: bytes) -> np.ndarray | None:
+    """Draw a render form's text (:func:`_draw`)."""
+    img = np.empty((VISIBILITY_SIZE, VISIBILITY_SIZE, 3), dtype=np.uint8)
     return img if draw_render_form(data, img, _WHITE) is None else None
 
 
@@ -829,9 +835,14 @@ def _build_clean(prep: Any) -> None:
     """:func:`clean_image`'s work, under ``prep.lock``."""
     if prep.image is None:
         form, subset = _render_form(_document(copy.deepcopy(prep.root), prep))
-        img = _draw(form) if form is not None else None
+        data = to_svg_bytes(form) if form is not None else None  # drawn, and its size checked
+        img = _draw_bytes(data) if data is not None else None
         prep.render_form = False
-        if img is not None and plain_scene(prep.root) and _well_inside_limits(prep.root, form):
+        if (
+            img is not None
+            and plain_scene(prep.root)
+            and _well_inside_limits(prep.root, form, data)
+        ):
             # A prefix bound to SVG's namespace that no name uses (xmlns:s="...svg" on a group)
             # would still be chosen by lxml for an element a trial moves back into its scope
             # (the undo of _spliced), giving an <s:rect> that skia does not draw in a form

@@ -524,3 +524,34 @@ def test_edit_sites_from_the_id_indexes_equal_a_pass_over_every_element(monkeypa
     for a, b in zip(fast, slow, strict=True):
         assert a.protected_ids == b.protected_ids, a.task_id
         assert a == b, a.task_id
+
+
+def test_respell_path_equals_the_respelling_by_scan_path_fields():
+    """respell_path reads the numbers' spans from the path grammar's sets (no PathField): the
+    same text as respelling by scan_path's fields, on every bundled path and broken variants."""
+    import re
+
+    from vector_gym.tasks.repairgen_paths import _CMD_SPLIT
+
+    def by_fields(d):
+        scanned = scan_path(d)
+        if scanned is None:
+            return None
+        fields, out, fi = scanned[0], [], 0
+        for m in _CMD_SPLIT.finditer(d):
+            while fi < len(fields) and fields[fi].start < m.start():
+                out.append(d[fields[fi].start : fields[fi].end])
+                fi += 1
+            out.append(m.group())
+        out += [d[f.start : f.end] for f in fields[fi:]]
+        return " ".join(out)
+
+    values = []
+    for s in load_sources(("vector_bench", "svgeditbench")):
+        values += re.findall(r'\sd="([^"]*)"', s.svg)
+    for v in values[:400]:
+        values += [v[: len(v) // 2], v + " q", v.replace(" ", ",,", 3), "Z" + v, v + "z1"]
+    values += ["", "  ", "M0 0", "M0.5.5a5 5 0 0110 10z", "m1 1zm2 2", "M0 0 1", "M\uff11 0"]
+    got = [respell_path(v) for v in values]
+    assert got == [by_fields(v) for v in values]
+    assert None in got and sum(g is not None for g in got) > 2000

@@ -130,10 +130,6 @@ class RenderForm:
     #: ancestors of a changed element (tags and attributes, parent first) -> the text of its
     #: small document around it (:func:`_framed_group`), or False where that does not apply
     frames: dict[tuple, Any] = field(default_factory=dict)
-    #: the clean image as words (:func:`_clean_words`), made with the segments. (``prep.image``
-    #: stays a contiguous RGB array: numpy compares a strided view of these words with a whole
-    #: render about five times slower.)
-    clean: Any = None
 
 
 def plain_scene(root: Any) -> bool:
@@ -305,14 +301,16 @@ class Segments:
     #: the text of a document before and after its child
     head: bytes
     tail: bytes
-    #: the clean image (as :func:`clean_image`, what they draw together), one word per pixel:
-    #: its RGBA bytes with alpha 255, as the canvas holds them (:func:`_clean_words`)
+    #: the clean image (112 x 112 RGB, as :func:`clean_image`): what they draw together
     clean: np.ndarray
     #: position p -> the canvas (112 x 112 RGBA) after the children before p, exactly as their
     #: draws leave it (taken while checking the segments, every :data:`_SNAPSHOT_EVERY`
     #: children of a list of at least :data:`_SNAPSHOT_LIST` children): a trial changing
     #: nothing before p starts there instead of drawing them
     snapshots: dict[int, np.ndarray] = field(default_factory=dict)
+    #: for the same long lists (where most trials are counted), the clean image as the canvas
+    #: holds it (:func:`_clean_words`), kept; else None (widened per trial)
+    words: np.ndarray | None = None
 
 
 def _parsed(data: bytes) -> Any:
@@ -391,8 +389,6 @@ def _segments(form: RenderForm, clean: np.ndarray) -> Segments | bool:
             if i and i not in top and form.by_id.get(i) is el:
                 top[i] = k
     boxes = _touch_boxes(form.root, node, defs, drawn)
-    if form.clean is None:
-        form.clean = _clean_words(clean)
     rgba, canvas = _canvas_for(_WHITE)
     snapshots = {}
     keep = len(docs) >= _SNAPSHOT_LIST
@@ -401,14 +397,18 @@ def _segments(form: RenderForm, clean: np.ndarray) -> Segments | bool:
             snapshots[k] = rgba.copy()
         dom.render(canvas)
     # (as words: the canvas is opaque, the clean words' alpha 255)
-    if not np.array_equal(rgba.view(np.uint32).reshape(-1), form.clean):
+    words = _clean_words(clean)
+    if not np.array_equal(rgba.view(np.uint32).reshape(-1), words):
         return False
-    return Segments(drawn, docs, top, boxes, head, tail, form.clean, snapshots)
+    return Segments(
+        drawn, docs, top, boxes, head, tail, clean, snapshots, words if keep else None
+    )
 
 
 #: snapshots of the canvas (:class:`Segments`) every this many children, for drawing lists of
-#: at least :data:`_SNAPSHOT_LIST` children (a Vector-Bench scene's 63: 7 snapshots, 350 KB;
-#: a trial then skips 3.8 of its 10.4 child draws on average). Only speed depends on them.
+#: at least :data:`_SNAPSHOT_LIST` children (a Vector-Bench scene's 63: 7 snapshots and the
+#: clean words, 400 KB; a trial then skips 3.8 of its 10.4 child draws on average; 6 MB more
+#: than before after 8,000 default tasks). Only speed depends on them.
 _SNAPSHOT_EVERY = 8
 _SNAPSHOT_LIST = 32
 
@@ -714,14 +714,24 @@ def _draw_segments(
     except MemoryError:
         return None
     # Compared a pixel (four bytes, one word) at a time: the canvas is opaque (a white clear,
-    # then source-over draws) and the clean words hold alpha 255, so the alpha bytes never
-    # differ and a word of the per-byte test is non-zero exactly when a colour channel moved by
-    # more than a level (the same count as the per-channel test over RGB; fewer numpy passes
-    # than an ``any`` over an (n, 3) array, which was a third of this function's time).
-    got, clean = rgba.view(np.uint32).reshape(-1), seg.clean
-    if union is not None and seg.boxes is not None:
-        got, clean = got[union], clean[union]
-    got8, clean8 = got.view(np.uint8), clean.view(np.uint8)
+    # then source-over draws) and the clean pixels are given alpha 255, so the alpha bytes
+    # never differ and a word of the per-byte test is non-zero exactly when a colour channel
+    # moved by more than a level (the same count as the per-channel test over RGB; fewer numpy
+    # passes than an ``any`` over an (n, 3) array, which was a third of this function's time).
+    # The clean pixels are kept as words for the long lists only (50 KB per form), else
+    # widened per call (about 10 us more).
+    got = rgba.view(np.uint32).reshape(-1)
+    counted = union is not None and seg.boxes is not None
+    if seg.words is not None:
+        clean = seg.words[union] if counted else seg.words
+    else:
+        clean3 = seg.clean.reshape(-1, 3)[union] if counted else seg.clean.reshape(-1, 3)
+        clean = np.empty((clean3.shape[0], 4), dtype=np.uint8)
+        clean[:, 3] = 255
+        clean[:, :3] = clean3
+    if counted:
+        got = got[union]
+    got8, clean8 = got.view(np.uint8), clean.view(np.uint8).reshape(-1)
     moved = np.maximum(got8, clean8)
     moved -= np.minimum(got8, clean8)  # uint8, no overflow
     return int(np.count_nonzero((moved > CHANGED_LEVEL).view(np.uint32)))

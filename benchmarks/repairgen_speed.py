@@ -185,6 +185,51 @@ estimate: no quiet machine in this session). Memory: 14 MB more than main after 
 documents). Every generated task is unchanged: ``benchmarks/repairgen_identity.py --compare``
 on the hashes written on main: identical (5,700 tasks of eight configurations).
 
+Session 8 (issue 16 item 5 again; py-spy and stage timers on the warm phase). Where a warm
+task's time went on main (b096ae4): emoji tasks 5.2 ms (most meet a source for the first time:
+preparation, the clean render, whole renders of scenes with gradients), Vector-Bench tasks
+3.5 ms (the segment draws). What was cut:
+
+- segment draws count changed pixels a word (four bytes) at a time instead of an ``any`` over
+  (n, 3) channels, and meet touch boxes by one word compare per child (195 -> 145 us a call);
+- drawing lists of 32 or more children keep a canvas snapshot every 8 children (taken while
+  the segments are checked) and the clean image as words; a trial starts from the snapshot
+  before its first change (150 -> 133 us a call; 6 MB more RSS after 8,000 tasks);
+- an accepted trial of an attribute-only operator is replayed onto the source (its element's
+  attributes and its random state) instead of running the operator again (operator calls per
+  task 7.82 -> 6.58); an insertion's trial looks its element up by XPath instead of reading
+  every id of its whole copy;
+- task assembly finds the edit sites through the trees' id indexes (70 -> 32 us a task);
+- preparation: a respelled path is checked by the fast reference check (tested equal on every
+  respelled bundled path), ``respell_path`` reads spans from the path grammar without building
+  fields, the clean form is serialised once (preparing all sources 1.64 -> 1.38 s).
+
+Measured and not used: one XPath scan per part for the edit sites (29 -> 55 us a call: slower
+than the Python pass); ``_referencing`` from an attribute XPath (no gain); the clean image as
+words for every segmented form (59 MB more RSS after 8,000 tasks; kept for long lists only);
+``prep.image`` as a strided view of those words (the whole-render compare 25 -> 127 us);
+segments after 2 trials, or only for lists of 4-16 children and more (within the noise); an
+exact touch test against the union's pixels by a summed-area table (10.4 -> 8.6 draws a
+call; not built: its two cumulative sums were estimated to cost about what 1.8 draws do).
+
+Results (``--compare-with`` main b096ae4, 3 rounds, N = 1000, CPU seconds, load 0.5-1.0, the
+anchor 37% under the quiet machine's 13,634/s)::
+
+    configuration              main      after   ratio
+    default cold               201.3     213.1    1.06
+    default warm               231.6     249.9    1.08
+    default steady             285.4     302.9    1.06
+    dense warm                 122.6     124.4    1.01
+    geometric warm             831.2     849.3    1.02
+    lxml parse+serialise      8623.7    8536.8    (same-run anchor)
+    prepare every source (s)   1.64      1.38
+
+The target (300 warm) is not met on this machine: about 30% of a warm task is first use of a
+source (preparation, clean render, segments, exposure) and 6% whole renders of emoji with
+gradients (the full normaliser, 4.6 ms each). Every generated task is unchanged:
+``benchmarks/repairgen_identity.py --compare`` on the hashes written on main: identical (5,700
+tasks of eight configurations).
+
 Usage::
 
     .venv/bin/python benchmarks/repairgen_speed.py [--n 1000]

@@ -486,3 +486,72 @@ def test_generation_never_writes_the_prepared_clean_tree():
         assert prep.text is None or prep.text == serialise(fresh.root), src.source_id
         checked += 1
     assert checked >= 60
+
+
+def test_replayed_trials_equal_running_the_operator_again(monkeypatch):
+    """An accepted trial of an attribute-only operator is replayed onto the task's source
+    (repairgen._replay) instead of running the operator a second time: tasks of every such
+    operator are the same, field by field, as with every operator run again."""
+    from collections import Counter
+
+    import vector_gym.tasks.repairgen as rg
+
+    cfg = RepairGenConfig(split="all", max_repairs=5)
+    fast = [RepairGenerator(cfg, seed=4)[i] for i in range(150)]
+    ops = Counter(op for t in fast for op in t.meta()["operators"])
+    assert all(ops[op] >= 5 for op in rg._REPLAYED), ops
+    monkeypatch.setattr(rg, "_REPLAYED", frozenset())
+    slow = [RepairGenerator(cfg, seed=4)[i] for i in range(150)]
+    for a, b in zip(fast, slow, strict=True):
+        assert a.source_svg == b.source_svg and a.target_svg == b.target_svg, a.task_id
+        assert a == b, a.task_id
+
+
+def test_edit_sites_from_the_id_indexes_equal_a_pass_over_every_element(monkeypatch):
+    """A task's protected ids are computed from the id indexes of its trees (repairgen._sites_of)
+    instead of a pass over every element (_edit_sites): tasks with deletions, insertions and
+    opacity edits (a written target) are the same either way."""
+    from collections import Counter
+
+    import vector_gym.tasks.repairgen as rg
+
+    cfg = RepairGenConfig(split="all", max_repairs=6)
+    fast = [RepairGenerator(cfg, seed=11)[i] for i in range(120)]
+    ops = Counter(op for t in fast for op in t.meta()["operators"])
+    assert min(ops[op] for op in ("delete", "insert", "opacity")) >= 5, ops
+    monkeypatch.setattr(rg, "_SITES_BY_INDEX", False)
+    slow = [RepairGenerator(cfg, seed=11)[i] for i in range(120)]
+    for a, b in zip(fast, slow, strict=True):
+        assert a.protected_ids == b.protected_ids, a.task_id
+        assert a == b, a.task_id
+
+
+def test_respell_path_equals_the_respelling_by_scan_path_fields():
+    """respell_path reads the numbers' spans from the path grammar's sets (no PathField): the
+    same text as respelling by scan_path's fields, on every bundled path and broken variants."""
+    import re
+
+    from vector_gym.tasks.repairgen_paths import _CMD_SPLIT
+
+    def by_fields(d):
+        scanned = scan_path(d)
+        if scanned is None:
+            return None
+        fields, out, fi = scanned[0], [], 0
+        for m in _CMD_SPLIT.finditer(d):
+            while fi < len(fields) and fields[fi].start < m.start():
+                out.append(d[fields[fi].start : fields[fi].end])
+                fi += 1
+            out.append(m.group())
+        out += [d[f.start : f.end] for f in fields[fi:]]
+        return " ".join(out)
+
+    values = []
+    for s in load_sources(("vector_bench", "svgeditbench")):
+        values += re.findall(r'\sd="([^"]*)"', s.svg)
+    for v in values[:400]:
+        values += [v[: len(v) // 2], v + " q", v.replace(" ", ",,", 3), "Z" + v, v + "z1"]
+    values += ["", "  ", "M0 0", "M0.5.5a5 5 0 0110 10z", "m1 1zm2 2", "M0 0 1", "M\uff11 0"]
+    got = [respell_path(v) for v in values]
+    assert got == [by_fields(v) for v in values]
+    assert None in got and sum(g is not None for g in got) > 2000

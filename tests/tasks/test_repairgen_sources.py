@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from vector_gym.svg.canonical import is_invalid, normalise_attribute
+from vector_gym.tasks.repairgen_paths import path_points, respell_path
 from vector_gym.tasks.repairgen_sources import _reference_valid_d, load_sources
 
 _D = re.compile(r'\sd="([^"]*)"')
@@ -43,6 +44,14 @@ def test_fast_d_validity_matches_reference_normalisation() -> None:
     # broken variants of real paths: truncated, doubled separators, a stray letter
     for v in values[len(CRAFTED) : len(CRAFTED) + 400]:
         values += [v[: len(v) // 2], v.replace(" ", ",,", 3), v + " q", v.replace(".", "..", 1)]
+    # prepare_source's respelling of the paths the check rejects (it then checks the result)
+    respelled = [
+        respell_path(v)
+        for v in values[len(CRAFTED) :]
+        if v.strip() and path_points(v) is not None and not _reference_valid_d(v)
+    ]
+    assert len(respelled) > 100
+    values += respelled
     assert len(values) > 2000
     verdicts = [not is_invalid(normalise_attribute("d", v)) for v in values]
     assert [_reference_valid_d(v) for v in values] == verdicts

@@ -225,6 +225,7 @@ class _Built:
     corruptions: list[Corruption]
     source: Any
     target: Any
+    src_ids: Any = None  # the source's id index, kept up to date by the operators
 
 
 class RepairGenerator:
@@ -359,7 +360,14 @@ class RepairGenerator:
             alone = copy.deepcopy(prep.root) if op == "insert" else _partial_copy(prep, cand.id)
             alone_target = _partial_copy(prep, cand.id) if op == "opacity" else target
             alone_ctx = self._ctx(
-                prep, alone, alone_target, set(taken), None if op == "opacity" else tgt_ids
+                prep,
+                alone,
+                alone_target,
+                set(taken),
+                None if op == "opacity" else tgt_ids,
+                # an insertion's trial looks one id up in its whole copy of the scene: by XPath,
+                # not by reading every id of it (the same element: the first of that id)
+                _IdIndex(alone, read_all=False) if op == "insert" else None,
             )
             trial = apply_operator(op, alone_ctx, cand, trial_rng)
             if trial is None or trial.changed_area < min_area:
@@ -390,19 +398,24 @@ class RepairGenerator:
                 frac = estimate
             if frac < cfg.min_visible_fraction:
                 continue
-            if op == "opacity" and target is prep.root:
-                target = copy.deepcopy(prep.root)
-                tgt_ids = _index(target)
-            ctx = self._ctx(prep, source, target, taken, tgt_ids, src_ids)
-            corr = apply_operator(op, ctx, cand, rng)
-            if corr is None:  # cannot happen (same state, same draws); keep the task consistent
-                return None
+            if op in _REPLAYED and _replay(src_ids[cand.id], alone_ctx.src_ids[cand.id]):
+                # the trial's element is what the operator would make of the source's (below)
+                rng.bit_generator.state = trial_rng.bit_generator.state  # its draws, consumed
+                corr = trial
+            else:
+                if op == "opacity" and target is prep.root:
+                    target = copy.deepcopy(prep.root)
+                    tgt_ids = _index(target)
+                ctx = self._ctx(prep, source, target, taken, tgt_ids, src_ids)
+                corr = apply_operator(op, ctx, cand, rng)
+                if corr is None:  # cannot happen (same state, same draws); keep it consistent
+                    return None
             corr.visible_fraction = frac
             used.add(cand.id)
             done.append(corr)
         if len(done) < n:
             return None
-        return _Built(done, source, target)
+        return _Built(done, source, target, src_ids)
 
     def _whole_trial(
         self, prep: PreparedSource, op: str, cand: Any, target: Any, taken: set[str], rng: Any
@@ -445,7 +458,17 @@ class RepairGenerator:
             target_ids = list(_elements(prep))  # document order, like iter()
         else:
             target_ids = list(first_by_id(built.target))  # as _elements: each id once
-        touched = _edit_sites(built.source, parts) | _edit_sites(built.target, parts)
+        if _SITES_BY_INDEX and built.src_ids is not None:
+            # Ids are unique in both trees (prepare_source rejects a repeated id, operators
+            # take fresh ones), so each part is one element, found by the id indexes instead
+            # of a pass over every element of each tree.
+            touched = _sites_of(built.src_ids, parts) | (
+                _sites_of(_elements(prep), parts)
+                if clean
+                else _edit_sites(built.target, parts)
+            )
+        else:
+            touched = _edit_sites(built.source, parts) | _edit_sites(built.target, parts)
         if any(e.attribute == "exists" for e in edits):
             if clean and prep.referencing is None:
                 prep.referencing = frozenset(_referencing(prep.root))
@@ -503,6 +526,24 @@ def _edit_sites(root: Any, parts: set[str]) -> set[str]:
     out: set[str] = set()
     for el in root.iter():
         if not isinstance(el.tag, str) or el.get("id") not in parts:
+            continue
+        out.update(d.get("id") for d in el.iter() if isinstance(d.tag, str) and d.get("id"))
+        out.update(a.get("id") for a in el.iterancestors() if a.get("id"))
+    return out
+
+
+#: :func:`_sites_of` instead of :func:`_edit_sites` for a task's trees (tested equal)
+_SITES_BY_INDEX = True
+
+
+def _sites_of(index: Mapping[str, Any], parts: set[str]) -> set[str]:
+    """:func:`_edit_sites` of a tree whose ids are unique, from its id index ``index`` (a
+    mapping, or an :class:`_IdIndex` that looks a missing id up in its tree)."""
+    out: set[str] = set()
+    for part in parts:
+        try:
+            el = index[part]
+        except KeyError:  # not in this tree (deleted from the source, inserted into it)
             continue
         out.update(d.get("id") for d in el.iter() if isinstance(d.tag, str) and d.get("id"))
         out.update(a.get("id") for a in el.iterancestors() if a.get("id"))
@@ -591,6 +632,33 @@ def _partial_copy(prep: PreparedSource, part: str) -> Any:
     return copy.deepcopy(kept)
 
 
+#: Operators that only set attributes of the candidate element itself (no other element, no
+#: new id, nothing of the target): an accepted trial of one is replayed onto the task's source
+#: (:func:`_replay`) instead of running the operator again. The trial ran on a clean copy of
+#: the same element with a copy of the same random state, so its element and its Corruption
+#: are what the second run would give (``tests/tasks/test_repairgen.py`` checks whole tasks
+#: against running it again). ``delete``, ``insert`` and ``opacity`` (which writes the target)
+#: are run again.
+_REPLAYED = frozenset(
+    {"recolor_fill", "recolor_stroke", "displace", "resize", "distort", "stroke_width"}
+)
+
+
+def _replay(el: Any, done: Any) -> bool:
+    """Give ``el`` (the clean element in the task's source) the attributes of ``done`` (the
+    same element after the operator's trial), as the operator's ``set`` calls would: a changed
+    value in its place, a new attribute after the others in the trial's order. False, with
+    ``el`` untouched, where ``done`` lacks one of ``el``'s attributes (then the operator is run
+    again)."""
+    got = done.attrib
+    if any(k not in got for k in el.attrib):
+        return False
+    for k, v in got.items():
+        if el.get(k) != v:
+            el.set(k, v)
+    return True
+
+
 _SPARE_RNGS = threading.local()  # per thread: (bit generator type, slot) -> a kept Generator
 
 
@@ -624,10 +692,10 @@ class _IdIndex(dict):
     map, such as a copy's renamed descendant).
     """
 
-    def __init__(self, root: Any) -> None:
+    def __init__(self, root: Any, read_all: bool = True) -> None:
         super().__init__()
         self._root = root
-        self._read = False
+        self._read = not read_all  # read_all=False: every miss is an XPath look-up
 
     def __missing__(self, key: str) -> Any:
         if not self._read:

@@ -328,6 +328,11 @@ def replace_numbers(text: str, spans: dict[tuple[int, int], float]) -> str:
     return "".join(out)
 
 
+class _Span(NamedTuple):
+    start: int
+    end: int
+
+
 def respell_path(d: str) -> str | None:
     """Rewrite ``d`` with single spaces between every command letter, number and flag.
 
@@ -339,10 +344,13 @@ def respell_path(d: str) -> str | None:
     >>> respell_path("M0 0c0-1.05.672-1.638 1.575-1.638a5 5 0 0110 10z")
     'M 0 0 c 0 -1.05 .672 -1.638 1.575 -1.638 a 5 5 0 0 1 10 10 z'
     """
-    scanned = scan_path(d)
-    if scanned is None:
+    # Only the numbers' spans are needed: path_points says whether scan_path reads d (None
+    # exactly when scan_path is None; a source's path is already in its cache), and the
+    # grammar's sets hold every field's span in text order (a Z set has none), so no PathField
+    # is built (half of a respelling's time).
+    if not isinstance(d, str) or path_points(d) is None:
         return None
-    fields, _ = scanned
+    fields = [_Span(f[0], f[1]) for _c, _k, spans in path_fields(d) for f in spans]
     out: list[str] = []
     fi = 0
     for m in _CMD_SPLIT.finditer(d):

@@ -442,7 +442,12 @@ def prepare_source(source: CleanSource) -> PreparedSource | None:
                 if path_points(d) is None:  # respell_path's own check (scan_path's reading)
                     return None
                 if not _reference_valid_d(d):
-                    el.set("d", respell_path(d))
+                    d = respell_path(d)
+                    el.set("d", d)
+                    # the respelled text is read by the same check (tested equal to the full
+                    # normalisation on respelled bundled paths) instead of normalised again
+                    if _reference_valid_d(d):
+                        valid_d.add(d)
                 else:
                     valid_d.add(d)  # _structurally_valid need not read it again
         if el.get("id") or tag in _NO_ID_TAGS:

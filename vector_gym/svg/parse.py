@@ -143,7 +143,7 @@ _DEFAULT_LIMITS = ParseLimits()
 
 # One module-level parser, reused for every call (lxml parsers may be reused; lxml keeps a
 # per-thread parser context, so concurrent calls from threads are safe).
-_PARSER = etree.XMLParser(
+_PARSER_OPTIONS = dict(
     resolve_entities=False,
     no_network=True,
     load_dtd=False,
@@ -154,21 +154,11 @@ _PARSER = etree.XMLParser(
     strip_cdata=True,
     encoding="utf-8",  # the reference parses a str: any declared encoding is ignored (spec §3)
 )
+_PARSER = etree.XMLParser(**_PARSER_OPTIONS)
 # The same parser without the whitespace-only text that libxml2 finds ignorable (a blank run that
 # starts an element's text or a tail and is followed by a tag, outside xml:space="preserve"):
 # such a run never changes a whitespace-folded text (spec §4, §15).
-_PARSER_NO_BLANKS = etree.XMLParser(
-    resolve_entities=False,
-    no_network=True,
-    load_dtd=False,
-    dtd_validation=False,
-    huge_tree=False,
-    remove_comments=True,
-    remove_pis=True,
-    strip_cdata=True,
-    remove_blank_text=True,
-    encoding="utf-8",
-)
+_PARSER_NO_BLANKS = etree.XMLParser(**_PARSER_OPTIONS, remove_blank_text=True)
 
 
 def _fail(reason: str, message: str) -> SVGParseError:

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# Ray Data's driver collects usage statistics unless they are off: a daemon thread polls a local
+# Prometheus (localhost:9090) and, when none runs, logs a traceback at interpreter exit. The
+# suite's Ray nodes run with them off (``LocalCluster``); so does its driver.
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 
 @pytest.fixture(scope="session")

@@ -281,3 +281,31 @@ def test_path_fields_rejects_a_close_before_any_moveto(d):
     assert _reason(d) == "close_before_move"
     assert PD.path_fields(d) is None
     assert scan_path(d) is None and path_points(d) is None
+
+
+def test_the_possessive_number_of_sanitize_path_data_matches_the_former_atomic_one():
+    """The prefix regex with the former number (an atomic group that backtracked through
+    digits) and with the possessive one: the same end on real and on random path data."""
+    import re
+
+    from vector_gym.svg.normalise import paths as P
+
+    before = r"(?>[+-]?(?:[0-9]*\.[0-9]+|[0-9]+\.?)(?:[eE][+-]?[0-9]+)?)"
+    assert P._N != before
+    old_prefix = re.compile(P._PATH_PREFIX_RE.pattern.replace(P._N, before))
+    old_arc = re.compile(P._ARC_CMD_RE.pattern.replace(P._N, before))
+    assert old_prefix.pattern != P._PATH_PREFIX_RE.pattern
+    from vector_gym.tasks.repairgen_sources import load_sources
+
+    ds = []
+    for s in load_sources(("vector_bench", "svgeditbench")):
+        ds += re.findall(r'\sd="([^"]*)"', s.svg)
+    assert len(ds) > 1000
+    rng = random.Random(5)
+    alphabet = "0123456789.-+eE ,\t\nMmLlHhVvCcSsQqTtAaZz01x"
+    for _ in range(20000):
+        ds.append("".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 40))))
+        ds.append("M" + "".join(rng.choice("0123456789.-+eE ,") for _ in range(rng.randrange(1, 30))))
+    for d in ds:
+        assert P._PATH_PREFIX_RE.match(d).end() == old_prefix.match(d).end(), d
+        assert [m.span() for m in P._ARC_CMD_RE.finditer(d)] == [m.span() for m in old_arc.finditer(d)], d

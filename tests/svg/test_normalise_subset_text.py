@@ -444,3 +444,45 @@ def test_ids_after_a_space_are_left_out_and_draw_the_same():
     assert b' id="' not in fast and b"\tid=" in fast  # after a tab: kept (changes nothing)
     assert b'<g><rect width="4" height="4" fill="#f00"/>' in fast
     assert _assert_same_drawing(text, 24)
+
+
+def _circle_matches(texts):
+    from vector_gym.svg.normalise import subset_text as st
+
+    for text in texts:
+        body = text[text.find(">", text.find("<svg")) + 1 : text.rfind("</svg")]
+        for m in st._REWRITE.finditer(body):
+            if m.group(2) is not None:
+                yield m
+
+
+def _circle_slow(m) -> str:
+    """The circle rewrite before its inlined fast path: :func:`.subset._round_d` on a dict."""
+    from vector_gym.svg.normalise.subset import _round_d
+
+    d = _round_d("circle", {"cx": m.group(2), "cy": m.group(3), "r": m.group(4)})
+    return "" if d is None else f'<path{m.group(1)}{m.group(5)} d="{d}"/>'
+
+
+def test_the_inlined_circle_rewrite_writes_what_round_d_writes():
+    from vector_gym.svg.normalise.subset_text import _rewrite
+    from vector_gym.tasks import load_vector_bench
+
+    texts = [t.source_svg for t in load_vector_bench()] + [t.target_svg for t in load_vector_bench()]
+    matches = list(_circle_matches(texts))
+    assert len(matches) > 500
+    assert sum(not m.group(4).isdigit() for m in matches) > 100  # both forms of radius
+    for m in matches:
+        assert _rewrite(m) == _circle_slow(m), m.group(0)
+    # edge cases: zero, leading zeros, large and tiny values, negative and decimal centres
+    rng = random.Random(3)
+    values = ["0", "00", "007", "1", "999999999", "1000000000", "123456789012345", "0.5", "1.25",
+              "2.05", ".5", "5.", "-3", "+4", "-0", "1e-30", "0.000001", "999999999.5"]
+    bodies = []
+    for _ in range(400):
+        cx, cy, r = (rng.choice(values) for _ in range(3))
+        bodies.append(f'<circle fill="#f00" cx="{cx}" cy="{cy}" r="{r}" stroke="#000"/>')
+    matches = list(_circle_matches([_svg("".join(bodies))]))
+    assert len(matches) == 400
+    for m in matches:
+        assert _rewrite(m) == _circle_slow(m), m.group(0)

@@ -528,7 +528,9 @@ def _ab_workers(corpora: dict[str, list[str]], sizes, old_tree: str, repeat: int
     after the other, differ by more than many changes do. Here two pools run side by side in
     one process: one whose workers import ``vector_gym`` from ``old_tree`` (the tree before the
     change), one whose workers import it from this tree, each batch cold (caches emptied),
-    round by round, best of ``repeat`` rounds of four batches. The parent's code is this tree's
+    round by round, ``repeat`` rounds of four batches (best and median printed, and the
+    median images per CPU-second of each against ``raw skia`` timed in the same rounds, in
+    this process). The parent's code is this tree's
     for both, except its message size (``_QUEUE_MAX_BYTES``), read from ``old_tree``'s pool.
     """
     import re
@@ -557,7 +559,8 @@ def _ab_workers(corpora: dict[str, list[str]], sizes, old_tree: str, repeat: int
               f"load average {os.getloadavg()}")
         for size in sizes:
             for cname, svgs in corpora.items():
-                best = dict.fromkeys(pools, float("inf"))
+                runs: dict[str, list[float]] = {name: [] for name in (*pools, "raw")}
+                data = [s.encode("utf-8") for s in svgs]
                 for name, pool in pools.items():
                     pool_module._QUEUE_MAX_BYTES = setups[name][1]
                     pool.render(svgs, (size, size))
@@ -568,9 +571,21 @@ def _ab_workers(corpora: dict[str, list[str]], sizes, old_tree: str, repeat: int
                         for _ in range(4):
                             pool.clear_caches()
                             pool.render(svgs, (size, size))
-                        best[name] = min(best[name], (_cpu_s([pool]) - c0) / 4 / len(svgs))
+                        runs[name].append((_cpu_s([pool]) - c0) / 4 / len(svgs))
+                    c0 = time.process_time()  # raw skia in this process, in the same rounds
+                    for _ in range(4):
+                        _raw_skia(data, size)
+                    runs["raw"].append((time.process_time() - c0) / 4 / len(svgs))
+                best = {k: min(v) for k, v in runs.items()}
+                med = {k: float(np.median(v)) for k, v in runs.items()}
+                ratios = sorted(a / b for a, b in zip(runs["before"], runs["after"], strict=True))
                 print(f"  {cname:12s} {size:3d} px: CPU us per image before {1e6 * best['before']:6.0f}, "
-                      f"after {1e6 * best['after']:6.0f} ({best['before'] / best['after']:.3f}x)")
+                      f"after {1e6 * best['after']:6.0f} ({best['before'] / best['after']:.3f}x) best; "
+                      f"median {1e6 * med['before']:6.0f}, {1e6 * med['after']:6.0f} "
+                      f"({med['before'] / med['after']:.3f}x; per round {ratios[0]:.3f}-{ratios[-1]:.3f})")
+                print(f"  {'':12s}         images per CPU-s (median) before {1 / med['before']:6.0f}, after "
+                      f"{1 / med['after']:6.0f}, raw skia {1 / med['raw']:6.0f}; / raw skia "
+                      f"{med['raw'] / med['before']:.3f} -> {med['raw'] / med['after']:.3f}")
     finally:
         pool_module._QUEUE_MAX_BYTES = saved[2]
         for pool in pools.values():

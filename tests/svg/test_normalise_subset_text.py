@@ -486,3 +486,41 @@ def test_the_inlined_circle_rewrite_writes_what_round_d_writes():
     assert len(matches) == 400
     for m in matches:
         assert _rewrite(m) == _circle_slow(m), m.group(0)
+
+
+def _ellipse_slow(m) -> str:
+    """The ellipse rewrite before its inlined fast path: :func:`.subset._round_d` on a dict."""
+    from vector_gym.svg.normalise.subset import _round_d
+
+    d = _round_d("ellipse", {"cx": m.group(7), "cy": m.group(8), "rx": m.group(9), "ry": m.group(10)})
+    return "" if d is None else f'<path{m.group(6)}{m.group(11)} d="{d}"/>'
+
+
+def test_the_inlined_ellipse_rewrite_writes_what_round_d_writes():
+    from vector_gym.svg.normalise import subset_text as st
+    from vector_gym.tasks import load_vector_bench
+
+    def matches(texts):
+        for text in texts:
+            for m in st._REWRITE.finditer(text):
+                if m.group(7) is not None:
+                    yield m
+
+    texts = [t.source_svg for t in load_vector_bench()] + [t.target_svg for t in load_vector_bench()]
+    found = list(matches(texts))
+    assert len(found) > 50
+    for m in found:
+        assert st._rewrite(m) == _ellipse_slow(m), m.group(0)
+    rng = random.Random(4)
+    values = ["0", "00", "007", "1", "999999999", "1000000000", "123456789012345", "0.5", "1.25",
+              "2.05", ".5", "5.", "-3", "+4", "-0", "1e-30", "0.000001", "999999999.5"]
+    bodies = []
+    for _ in range(400):
+        cx, cy, rx, ry = (rng.choice(values) for _ in range(4))
+        bodies.append(f'<ellipse fill="#f00" cx="{cx}" cy="{cy}" rx="{rx}" ry="{ry}" opacity="0.5"/>')
+    found = list(matches([_svg("".join(bodies))]))
+    assert len(found) == 400
+    for m in found:
+        assert st._rewrite(m) == _ellipse_slow(m), m.group(0)
+    # and the whole document draws as with the tree lowering
+    assert _assert_same_drawing(_svg('<ellipse fill="#f00" cx="5" cy="4" rx="2.5" ry="1.25"/>'), 16)

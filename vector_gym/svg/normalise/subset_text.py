@@ -138,11 +138,15 @@ _NOT_ROUND = r'(?:[ \t\n]++(?!c[xy]=|r[xy]?+=|d=)[^\s=]++="[^"]*+")*+'
 # The elements rewritten (all empty, by the grammar), with their attributes (whose values may
 # hold a ">"). A circle whose cx, cy and r are written one after another (every circle of the
 # bundled corpora) is matched with them apart (groups 1-5: the attributes before, cx, cy, r,
-# the attributes after), so that no Python reads its attributes one by one; any other circle,
-# ellipse, line or path is matched whole (groups 6 and 7: its name and attributes).
+# the attributes after), so that no Python reads its attributes one by one; the same for an
+# ellipse whose cx, cy, rx and ry follow one another (groups 6-11; every ellipse of the bundled
+# scenes); any other circle, ellipse, line or path is matched whole (groups 12 and 13: its name
+# and attributes).
 _ROUND_FIRST = (
     rf'<(?:circle({_NOT_ROUND})[ \t\n]++cx="([^"]*+)"[ \t\n]++cy="([^"]*+)"[ \t\n]++r="([^"]*+)"'
     rf'({_NOT_ROUND})[ \t\n]*+/>'
+    rf'|ellipse({_NOT_ROUND})[ \t\n]++cx="([^"]*+)"[ \t\n]++cy="([^"]*+)"'
+    rf'[ \t\n]++rx="([^"]*+)"[ \t\n]++ry="([^"]*+)"({_NOT_ROUND})[ \t\n]*+/>'
 )
 _REWRITE = re.compile(_ROUND_FIRST + r'|(circle|ellipse|line|path)((?:[^>"/]++|"[^"]*+")*+)/>)')
 # The same without lines, for a body whose lines have no fill of their own: they get
@@ -202,8 +206,32 @@ def _rewrite(m: re.Match) -> str:
         if d is None:
             return ""  # zero or negative radius: removed
         return f'<path{pre}{post} d="{d}"/>'
-    name = m.group(6)
-    attrs = m.group(7) or ""
+    cxs = m.group(7)
+    if cxs is not None:  # an ellipse with cx, cy, rx and ry one after another
+        pre, cys, rxs, rys, post = m.group(6, 8, 9, 10, 11)
+        if len(cxs) < 10 and len(cys) < 10 and cxs.isdigit() and cys.isdigit():
+            # .subset._round_d and ._ellipse_d inlined, as for circles (2.6 us instead of 5.9)
+            rx = float(rxs)
+            ry = float(rys)
+            if not (rx > 0 and ry > 0):
+                return ""  # zero or negative radius: removed
+            if rx < 1e9 and ry < 1e9:
+                cx = int(cxs)
+                cy = int(cys)
+                x0 = str(cx)
+                y0 = str(cy)
+                x1 = f"{cx + rx:.10g}"
+                arc = f"A{rx:.10g} {ry:.10g} 0 0 1 "
+                return (
+                    f'<path{pre}{post} d="M{x1} {y0}{arc}{x0} {cy + ry:.10g}{arc}{cx - rx:.10g} {y0}'
+                    f'{arc}{x0} {cy - ry:.10g}{arc}{x1} {y0}Z"/>'
+                )
+        d = _round_d("ellipse", {"cx": cxs, "cy": cys, "rx": rxs, "ry": rys})
+        if d is None:
+            return ""  # zero or negative radius: removed
+        return f'<path{pre}{post} d="{d}"/>'
+    name = m.group(12)
+    attrs = m.group(13) or ""
     if name == "path":
         attrib = dict(_ATTR_DQ(attrs))
         d = attrib.get("d")

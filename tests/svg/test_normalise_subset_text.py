@@ -524,3 +524,40 @@ def test_the_inlined_ellipse_rewrite_writes_what_round_d_writes():
         assert st._rewrite(m) == _ellipse_slow(m), m.group(0)
     # and the whole document draws as with the tree lowering
     assert _assert_same_drawing(_svg('<ellipse fill="#f00" cx="5" cy="4" rx="2.5" ry="1.25"/>'), 16)
+
+
+def test_plain_paths_left_out_of_the_rewrite_are_those_it_would_write_unchanged():
+    """The rewrite regex skips a path whose d is plain (.paths.PLAIN_D): the same output as
+    with every path matched and checked in Python, on the corpus and on mutated path data."""
+    import re
+
+    from vector_gym.svg.normalise import subset_text as st
+    from vector_gym.svg.normalise.paths import PLAIN_D, sanitize_path_data
+
+    every = {
+        rx: re.compile(rx.pattern.replace(st._PATH, "path")) for rx in (st._REWRITE, st._REWRITE_NO_LINE)
+    }
+    assert all(e.pattern != rx.pattern for rx, e in every.items())
+    texts = _corpus()
+    rng = random.Random(6)
+    alphabet = "0123456789.-+eE ,\t\nMmLlHhVvCcSsQqTtAaZz"
+    ds = [m for t in texts for m in re.findall(r'\sd="([^"]*)"', t)]
+    extra = []
+    for _ in range(3000):
+        d = rng.choice(ds)
+        i = rng.randrange(len(d) + 1)
+        extra.append(d[:i] + "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 4))) + d[i + rng.randrange(0, 3):])
+    extra += [" M0 0", "M0 0 ", "M0 0\n", "", "M", "M0 0a1 1 0 0 1 2 2", "M0 0L1 1z", "m1-2.5.5e3"]
+    plain = re.compile(PLAIN_D)
+    for d in ds + extra:
+        if plain.fullmatch(d):
+            assert sanitize_path_data(d) == d, d
+    texts = texts + [_svg("".join(f'<path fill="#f00" d="{d}" stroke="#000"/>' for d in extra[i : i + 50]))
+                     for i in range(0, len(extra), 50)]
+    skipped = 0
+    for text in texts:
+        body = text[text.find(">", text.find("<svg")) + 1 : text.rfind("</svg")]
+        for rx, e in every.items():
+            assert rx.sub(st._rewrite, body) == e.sub(st._rewrite, body), text[:200]
+        skipped += len(e.findall(body)) - len(rx.findall(body))
+    assert skipped > 1000

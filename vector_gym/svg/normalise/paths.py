@@ -38,6 +38,17 @@ _PATH_PREFIX_RE = re.compile(
 )
 
 
+# Path data that sanitize_path_data returns unchanged (for a fullmatch): a moveto first, every
+# segment valid, no arc (whose flags it may write apart) and nothing for ``strip`` to remove.
+# Read by the text lowering's rewrite regex, so that such a path costs no Python
+# (:mod:`.subset_text`).
+PLAIN_D = (
+    r"[Mm]" + _W + _P + "(?:" + _SEP + _P + ")*+" + _W
+    + "(?:" + _CMD.replace(r"|[Aa]" + _W + _ARC + "(?:" + _SEP + _ARC + ")*+", "") + _W + ")*+"
+    + r"(?<![ \t\r\n\f])"
+)
+
+
 _ARC_CMD_RE = re.compile(r"[Aa]" + _W + _ARC + "(?:" + _SEP + _ARC + ")*+")
 
 

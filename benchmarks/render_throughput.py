@@ -176,6 +176,38 @@ normaliser (contract item 10): a decision beyond this target; (2) skipping expat
 proof that no element repeats an attribute, and a regex for that walks each tag's attributes once
 per attribute, about expat's cost.
 
+Session 7, second round (the text lowering's rewrites; pixels: ``render_identity.py`` 23,178 of
+23,178 identical, ``repairgen_identity.py`` 5,700 identical). Changes: the path-data number of
+:mod:`vector_gym.svg.normalise.paths` possessive (the atomic group backtracked through an
+integer's digits; the prefix regex 7.1 -> 5.1 us on a 274-character V2 path); a path whose ``d``
+``sanitize_path_data`` returns unchanged (``paths.PLAIN_D``: valid, no arc, nothing to strip) kept
+out of the rewrite's matches by a lookahead, so it costs no Python (about 3 us a path); circles
+and ellipses with their geometry in a row written inline for a centre of digits (no dict, no
+``_round_d``: 3.0 -> 2.3 us a circle, 5.9 -> 2.6 an ellipse); the id removal's lookbehinds
+tried tag names first (15.6 -> 13.7 us a scene). In process, 72 px: the lowering 214 -> 171-180
+us a scene, 59 -> 36 an emoji. ``--ab``, ``--limit 60 --repeat 10``, two runs, load 4.3-5.0,
+median x1 cold images per CPU-second before -> after, and / raw skia timed in the same rounds:
+Vector-Bench 1,147 -> 1,207 and 1,065 -> 1,138 (0.436 -> 0.459, 0.423 -> 0.452), V2 2,629 ->
+2,764 and 2,451 -> 2,667 (0.348 -> 0.366, 0.344 -> 0.375), RepairGen 1,140 -> 1,190 and 1,130
+-> 1,181 (0.439 -> 0.459, 0.437 -> 0.456): +4-9 %, the 0.6x aim not met. Where a cold scene's
+time now goes, in process: the lowering 171-180 (the grammar 42, ids and whitespace between tags
+25, the rewrites 77: 16.7 circles at 2.3, the regex scan 21), expat 54, pre-check 16, key 8; skia on
+the prepared text 330-350 (raw skia 305). The pool: the parent spends 55-60 us a scene (30 an
+emoji; 21-26 on an empty ``<svg/>``: check_text, pickling, one wake-up per reply or per nap,
+the copy out of the segment), and a worker 64 us an empty ``<svg/>`` where the same calls in
+process take 37. V2: 8 of its 40 sampled documents (Adobe Illustrator exports: a comment,
+``version``, ``x="0px"``, ``style="enable-background..."`` on the root, ``style="fill:#..."`` on
+the paths) miss the text grammar and cost about 150 us per document of the corpus on the tree
+path (``lower_skia_subset`` and ``simplify_tree``): half of V2's own work, and the next lever
+there (the grammar widened to them, each rewrite proved pixel-equal). Measured and dropped:
+whitespace between tags and ids removed by one substitution (no literal prefix: 26 -> 107 us);
+expat without namespace processing, or fed bytes (54-56 us either way); the next lever on the
+scenes, skia's own expat as the well-formedness proof (it refuses duplicate attributes, a ``<``
+in a value, control characters and unbalanced tags: 55 us a scene) needs proofs for what the
+lowering drops from the text (ids, the root's attributes, rewritten or removed elements, ``<``
+and control characters in dropped values) and a fallback to the checked path when skia refuses,
+left for a round with time for its tests.
+
 Usage::
 
     .venv/bin/python benchmarks/render_throughput.py [--limit 150] [--sizes 72 224 512] [--repeat 3]

@@ -183,7 +183,7 @@ integer's digits; the prefix regex 7.1 -> 5.1 us on a 274-character V2 path); a 
 ``sanitize_path_data`` returns unchanged (``paths.PLAIN_D``: valid, no arc, nothing to strip) kept
 out of the rewrite's matches by a lookahead, so it costs no Python (about 3 us a path); circles
 and ellipses with their geometry in a row written inline for a centre of digits (no dict, no
-``_round_d``: 3.0 -> 2.3 us a circle, 5.9 -> 2.6 an ellipse); the id removal's lookbehinds
+``_round_d``: 3.0 -> 2.3 us a circle, 5.9 -> 2.6-3.0 an ellipse); the id removal's lookbehinds
 tried tag names first (15.6 -> 13.7 us a scene). In process, 72 px: the lowering 214 -> 171-180
 us a scene, 59 -> 36 an emoji. ``--ab``, ``--limit 60 --repeat 10``, two runs, load 4.3-5.0,
 median x1 cold images per CPU-second before -> after, and / raw skia timed in the same rounds:

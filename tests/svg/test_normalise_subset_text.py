@@ -237,7 +237,7 @@ def test_prepare_uses_the_text_path_and_falls_back_to_the_tree(monkeypatch):
     grammar = _svg('<circle cx="5" cy="5" r="2.5" fill="#f00"/>')
     styled = _svg('<circle cx="5" cy="5" r="2.5" style="fill:#f00"/>')
     a = backends._prepare(grammar, 8, 8, "skia", DEFAULT_LIMITS)
-    assert a[0] == "skia" and b'd="M7.5 5A2.5 2.5 0 0 1 5 7.5' in a[1] and calls == []
+    assert a[0] == backends._SKIA_UNPROVEN and b'd="M7.5 5A2.5 2.5 0 0 1 5 7.5' in a[1] and calls == []
     b = backends._prepare(styled, 8, 8, "skia", DEFAULT_LIMITS)
     assert b[0] == "skia" and calls == [(8, 8)]
     np.testing.assert_array_equal(_pixels(a[1], 8), _pixels(b[1], 8))
@@ -246,9 +246,19 @@ def test_prepare_uses_the_text_path_and_falls_back_to_the_tree(monkeypatch):
     assert backends._prepare(ref, 8, 8, "skia", DEFAULT_LIMITS)[0] == "skia" and len(calls) == 2
 
 
+def _settled(entry, text, size, limits):
+    """An entry as end_document settles it: one left to skia's parse ("skia?") is "skia" when
+    skia parses it, else the outcome of the checked path."""
+    if entry[0] != backends._SKIA_UNPROVEN:
+        return entry
+    if backends._draw_skia(entry[1], np.zeros((size, size, 3), np.uint8), (255, 255, 255)) is None:
+        return "skia", entry[1]
+    return backends._prepare(text, size, size, "skia", limits, prove=True)
+
+
 def _prepared_both_ways(text, monkeypatch, limits=DEFAULT_LIMITS, size=24):
     """_prepare's outcome with the parse-free acceptance and with the parse always run."""
-    fast = backends._prepare(text, size, size, "skia", limits)
+    fast = _settled(backends._prepare(text, size, size, "skia", limits), text, size, limits)
     with monkeypatch.context() as m:
         m.setattr(backends, "may_skip_parse", lambda svg, lim: False)
         slow = backends._prepare(text, size, size, "skia", limits)
@@ -343,6 +353,7 @@ def test_tree_lowering_draws_shapes_it_rewrites_under_an_svg_prefix_alias(monkey
     plain = _svg(body)
     alias = plain.replace("<svg ", '<svg xmlns:svg="http://www.w3.org/2000/svg" ', 1)
     monkeypatch.setattr(backends, "lower_skia_subset_text", lambda text, size: None)
+    monkeypatch.setattr(backends, "lower_skia_subset_text_intact", lambda text, size: (None, False))
     backends.clear_caches()
     want = backends._prepare(plain, 16, 16, "skia", DEFAULT_LIMITS)
     got = backends._prepare(alias, 16, 16, "skia", DEFAULT_LIMITS)
@@ -561,3 +572,65 @@ def test_plain_paths_left_out_of_the_rewrite_are_those_it_would_write_unchanged(
             assert rx.sub(st._rewrite, body) == e.sub(st._rewrite, body), text[:200]
         skipped += len(e.findall(body)) - len(rx.findall(body))
     assert skipped > 1000
+
+
+def _ill_formed_mutants(docs: list[str], n: int, seed: int) -> list[str]:
+    """Documents of the grammar made ill-formed (or not) where the text lowering leaves text
+    out: a second attribute on a rewritten, removed or kept element, a second id, a control
+    character or a "<" in a value, unbalanced groups, a second root attribute."""
+    rng = random.Random(seed)
+    extra = [' id="q"', ' fill="#000"', ' cx="1"', ' r="0"', ' r="2"', ' rx="1"', ' d="M0 0"',
+             ' stroke="#000"', ' fill-opacity="0.5"', ' id="a\x01"', ' id="a<b"', ' x="\x0b"',
+             ' opacity="0.5"', '\tid="t"', ' width="3"', ' height="2"']
+    out = []
+    for _ in range(n):
+        text = rng.choice(docs)
+        for _ in range(rng.randint(1, 2)):
+            kind = rng.random()
+            if kind < 0.7:  # an attribute after an element's name or before its end
+                tags = [i for i in range(len(text)) if text.startswith(("<circle", "<ellipse", "<line", "<path", "<rect", "<g", "<polygon", "<svg"), i)]
+                i = rng.choice(tags)
+                j = text.find(" ", i) if rng.random() < 0.5 else text.find("/>", i)
+                if j < 0:
+                    j = text.find(" ", i)
+                text = text[:j] + rng.choice(extra) + text[j:]
+            elif kind < 0.85:
+                i = text.find("<", text.find(">", text.find("<svg")) + 1)
+                text = text[:i] + rng.choice(["<g>", "</g>", "<g/>", '<circle cx="1" cy="1" r="0" fill="#000" fill="#fff"/>']) + text[i:]
+            else:
+                i = rng.randrange(len(text))
+                text = text[:i] + rng.choice(["\x01", "\x1f", "\r", "\x7f"]) + text[i:]
+        out.append(text)
+    return out
+
+
+def test_ill_formed_texts_left_to_skias_parse_get_the_outcome_of_expat(monkeypatch):
+    """What the text lowering leaves out is never where an error hides: every mutant gets the
+    outcome (error, drawer, pixels) it gets with expat run on the text."""
+    from vector_gym.render.backends import draw_document
+
+    from vector_gym.tasks import load_vector_bench
+
+    docs = [d for t in load_vector_bench() for d in (t.source_svg, t.target_svg)]
+    docs += [d for d in _corpus()[::7] if lower_skia_subset_text(d, (8, 8)) is not None][:40]
+    docs.append(_svg('<circle fill="#f00" cx="5" cy="5" r="2.5"/><ellipse cx="2" cy="2" rx="1" ry="2"/>'
+                     '<line x1="1" x2="9" stroke="#000"/><path d="M0 0L5 5x" stroke="#000"/>'))
+    unproven = refused = 0
+    for text in _ill_formed_mutants(docs, 3000, seed=2):
+        backends.clear_caches()
+        a = np.zeros((12, 12, 3), np.uint8)
+        got = draw_document(text, a)
+        try:
+            entry = backends._prepare(text, 12, 12, "skia", DEFAULT_LIMITS)
+        except RenderRejected:
+            entry = (None, None)
+        unproven += entry[0] == backends._SKIA_UNPROVEN
+        with monkeypatch.context() as m:
+            m.setattr(backends, "_SKIA_PROVES", False)
+            backends.clear_caches()
+            b = np.zeros((12, 12, 3), np.uint8)
+            want = draw_document(text, b)
+        assert got == want, text[:300]
+        np.testing.assert_array_equal(a, b, err_msg=text[:300])
+        refused += want[0] is not None and entry[0] == backends._SKIA_UNPROVEN
+    assert unproven > 200 and refused > 80, (unproven, refused)

@@ -35,6 +35,7 @@ tree).
 from __future__ import annotations
 
 import re
+import threading
 
 from vector_gym.svg.normalise.common import SVG_NS
 from vector_gym.svg.normalise.paths import PLAIN_D
@@ -51,7 +52,7 @@ from vector_gym.svg.normalise.subset import (
 from vector_gym.svg.normalise.walk import _shape_geometry
 from vector_gym.svg.viewbox import parse_viewbox
 
-__all__ = ["lower_skia_subset_text"]
+__all__ = ["lower_skia_subset_text", "lower_skia_subset_text_intact"]
 
 # One attribute: name="value" (the grammar admits double quotes only).
 _ATTR_DQ = re.compile(r'([^\s=]+)\s*=\s*"([^"]*)"').findall
@@ -82,7 +83,7 @@ _NUM = r"[+-]?+(?:[0-9]++\.?+[0-9]*+|\.[0-9]++)"  # a plain number without expon
 _POS = r"0*+(?:[1-9][0-9]*+\.?+[0-9]*+|\.0{0,20}+[1-9][0-9]*+)"
 _UNIT_V = r"(?:0*+\.[0-9]++|0++\.?+|0*+1(?:\.0*+)?+)"  # a plain number in [0, 1]
 _PAINT_V = r"(?:#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?|none|white|black)"
-_ANY = r'[^"]*+'
+_ANY = r'[^"<]*+'  # (a "<" is no value's: expat's error; see lower_skia_subset_text_intact)
 # One attribute of a drawing element, by name (factored by first letter: the regex engine
 # tries alternatives in turn). Geometry is plain numbers; width and height (of a rect, or
 # ignored on the others) > 0, so that no rect is removed for its size.
@@ -126,14 +127,13 @@ _BETWEEN_TAGS = re.compile(rf">{_W}++<").sub
 # literal is searched for fast: an id after a tab or a newline stays, which changes nothing.
 # The text ' id="' also occurs where a value ends in ' id=' (its closing quote read as the
 # id's opening one: removing that would take the next attribute with it), so the space must
-# follow a tag name or a closing quote: a quote not after "=" (a value holds no quote or "<").
-# An id after a value ending in "=" stays, which changes nothing drawn. The tag names first,
-# commonest first (most ids follow one): 2 us less a scene than the closing quote first.
+# follow a tag name: only an element's first attribute is left out (every id of the bundled
+# scenes; one elsewhere stays, which changes nothing drawn), so that no element loses two ids
+# (:func:`lower_skia_subset_text_intact` counts them). Commonest tag names first.
 _UNUSED_ID = re.compile(
     r' id="(?:(?<=<rect id=")|(?<=<circle id=")|(?<=<line id=")|(?<=<polygon id=")'
-    r'|(?<=<path id=")|(?<=<ellipse id=")|(?<=<polyline id=")|(?<=<g id=")'
-    r'|(?<=[^=]" id="))[^"]*+"'
-).sub
+    r'|(?<=<path id=")|(?<=<ellipse id=")|(?<=<polyline id=")|(?<=<g id="))[^"]*+"'
+).subn
 # An attribute other than a circle's geometry (and a d, which the path of a circle replaces).
 _NOT_ROUND = r'(?:[ \t\n]++(?!c[xy]=|r[xy]?+=|d=)[^\s=]++="[^"]*+")*+'
 # The elements rewritten (all empty, by the grammar), with their attributes (whose values may
@@ -169,6 +169,18 @@ _LINE_DROPPED = frozenset(("fill", "fill-opacity"))
 _CIRCLE_DROPPED = _ROUND_GEOMETRY | {"d"}  # a d on a circle is ignored; the path gets its own
 
 
+# Whether a rewrite left out text of the document that the output no longer shows (a removed
+# element, attributes read into a dict or left out): then the output's well-formedness is no
+# proof of the document's (:func:`lower_skia_subset_text_intact`). Per thread: a lowering runs
+# in one thread, start to end.
+_STATE = threading.local()
+
+
+def _dropped() -> str:
+    _STATE.dropped = True
+    return ""
+
+
 def _rewrite(m: re.Match) -> str:
     """One circle, ellipse, line or path as :func:`.subset.lower_skia_subset` writes it.
 
@@ -186,7 +198,7 @@ def _rewrite(m: re.Match) -> str:
             if len(rs) < 10 and rs.isdigit():  # .subset._int_circle_d
                 r = int(rs)
                 if r <= 0:
-                    return ""  # zero radius: removed
+                    return _dropped()  # zero radius: removed
                 x0 = str(cx)
                 y0 = str(cy)
                 x1 = str(cx + r)
@@ -197,7 +209,7 @@ def _rewrite(m: re.Match) -> str:
                 )
             r = float(rs)
             if not r > 0:
-                return ""  # zero radius: removed
+                return _dropped()  # zero radius: removed
             if r < 1e9:  # .subset._ellipse_d: the sums are floats, as there
                 x0 = str(cx)
                 y0 = str(cy)
@@ -209,7 +221,7 @@ def _rewrite(m: re.Match) -> str:
                 )
         d = _round_d("circle", {"cx": cxs, "cy": cys, "r": rs})
         if d is None:
-            return ""  # zero or negative radius: removed
+            return _dropped()  # zero or negative radius: removed
         return f'<path{pre}{post} d="{d}"/>'
     cxs = m.group(7)
     if cxs is not None:  # an ellipse with cx, cy, rx and ry one after another
@@ -219,7 +231,7 @@ def _rewrite(m: re.Match) -> str:
             rx = float(rxs)
             ry = float(rys)
             if not (rx > 0 and ry > 0):
-                return ""  # zero or negative radius: removed
+                return _dropped()  # zero or negative radius: removed
             if rx < 1e9 and ry < 1e9:
                 cx = int(cxs)
                 cy = int(cys)
@@ -233,7 +245,7 @@ def _rewrite(m: re.Match) -> str:
                 )
         d = _round_d("ellipse", {"cx": cxs, "cy": cys, "rx": rxs, "ry": rys})
         if d is None:
-            return ""  # zero or negative radius: removed
+            return _dropped()  # zero or negative radius: removed
         return f'<path{pre}{post} d="{d}"/>'
     name = m.group(12)
     attrs = m.group(13) or ""
@@ -241,23 +253,27 @@ def _rewrite(m: re.Match) -> str:
         attrib = dict(_ATTR_DQ(attrs))
         d = attrib.get("d")
         if not _shape_geometry(None, "path", attrib):
-            return ""  # no valid segment: removed
+            return _dropped()  # no valid segment: removed
         if attrib["d"] == d:
             return m.group(0)
+        _STATE.dropped = True
         return _start_tag("path", attrib, True)
+    _STATE.dropped = True  # attributes left out, or read into a dict
     found = _ATTR_TEXT(attrs)
     if name == "line":  # skia would draw its fill as a hairline
         rest = "".join(t for t, k, _v in found if k not in _LINE_DROPPED)
         return f'<line{rest} fill="none"/>'
     d = _round_d(name, {k: v for _t, k, v in found if k in _ROUND_GEOMETRY})
     if d is None:
-        return ""  # zero or negative radius: removed
+        return _dropped()  # zero or negative radius: removed
     rest = "".join(t for t, k, _v in found if k not in _CIRCLE_DROPPED)
     return f'<path{rest} d="{d}"/>'
 
 
 def lower_skia_subset_text(text: str, size: tuple[int, int]) -> bytes | None:
     """The skia-ready text of a subset document, from its text; None where the tree must decide.
+
+    :func:`lower_skia_subset_text_intact` without its second value.
 
     Parameters
     ----------
@@ -274,22 +290,40 @@ def lower_skia_subset_text(text: str, size: tuple[int, int]) -> bytes | None:
         for the same document, or None when the text is not of the grammar above (the caller
         then runs the tree lowering, which decides on the tree).
     """
+    return lower_skia_subset_text_intact(text, size)[0]
+
+
+def lower_skia_subset_text_intact(text: str, size: tuple[int, int]) -> tuple[bytes | None, bool]:
+    """:func:`lower_skia_subset_text`, and whether the output shows every error of the text.
+
+    The second value is True when nothing the lowering leaves out of the text could have made
+    it ill-formed XML: no element removed or rewritten from a dict of its attributes, no
+    element that lost more than one id (only first attributes are left out, and every ``id="``
+    of the text is one of them), no root attribute written twice (the root is written anew),
+    no ``<`` in a value (the grammar), and no group wrapped around the body (whose ``</g>``
+    would close a stray one of the body). What is kept is the text itself, so expat refuses
+    the output where it would refuse the text, if no control character is in the text (the
+    caller checks it) and the text has a plain prolog and only the SVG and XLink namespace
+    declarations (:func:`vector_gym.render.precheck.may_skip_parse`). skia's parse of the
+    output (expat) is then a proof of the text's well-formedness.
+    """
+    none = (None, False)
     start = text.find("<svg")
     if start < 0 or not _PROLOG(text, 0, start):
-        return None
+        return none
     close = text.find(">", start)
     end = text.rfind("</svg")
     head = text[start + 1 : close]
     if close < 0 or not _ROOT_HEAD(head):
-        return None
+        return none
     root_empty = head[-1] == "/"
     if root_empty:
         if text[close + 1 :].strip(" \t\n"):
-            return None
+            return none
         body = ""
     else:
         if end < close or not _ROOT_END(text, end) or not _BODY(text, close + 1, end):
-            return None
+            return none
         body = text[close + 1 : end]
     # The root's attributes: as .subset._scan checks them.
     pairs = _ATTR_DQ(head)
@@ -301,13 +335,13 @@ def lower_skia_subset_text(text: str, size: tuple[int, int]) -> bytes | None:
     for k, v in pairs:
         if k == "xmlns" or k[:6] == "xmlns:":
             if k == "xmlns" and v != SVG_NS:
-                return None
+                return none
             continue  # namespace declarations: none is used by what is written out
         if k[:5] == "xmlns":
-            return None  # an attribute such as "xmlnsx": no declaration (the tree decides)
+            return none  # an attribute such as "xmlnsx": no declaration (the tree decides)
         if k == "viewBox":
             if parse_viewbox(v) is None:
-                return None  # invalid or zero-size: the full normaliser's rules apply
+                return none  # invalid or zero-size: the full normaliser's rules apply
             kept[k] = v
         elif k in _ROOT_ATTRS:
             kept[k] = v
@@ -316,17 +350,22 @@ def lower_skia_subset_text(text: str, size: tuple[int, int]) -> bytes | None:
         elif k in _ROOT_MOVABLE and _value_ok(checks[k], v):
             moved[k] = v
         else:
-            return None
+            return none
     # Whitespace between tags is no text skia draws (the subset has no text element) but costs
     # it a node each to parse, and ids are unused: both left out (a value holds no "<", so no
     # value is touched).
-    body = _UNUSED_ID("", _BETWEEN_TAGS("><", body.strip(" \t\n")))
+    body = _BETWEEN_TAGS("><", body.strip(" \t\n"))
+    ids = body.count('id="')
+    body, removed = _UNUSED_ID("", body)
+    intact = removed == ids and len(pairs) == len({k for k, _v in pairs})
+    _STATE.dropped = False
     if _LINE_WITH_FILL(body) is None:
         # no line has a fill of its own (XML allows no second one): each gets fill="none" in
         # one substitution, where the rewrite writes the same after its other attributes
         body = _REWRITE_NO_LINE.sub(_rewrite, _LINE_START('<line fill="none"', body))
     else:
         body = _REWRITE.sub(_rewrite, body)
+    intact = intact and not _STATE.dropped
     # The root, fitted to the canvas (.root.fit_root), its presentation attributes and
     # transform moved onto a wrapping <g> (contract item 13).
     view_box, kept["width"], kept["height"] = fitted_root_attributes(
@@ -338,5 +377,6 @@ def lower_skia_subset_text(text: str, size: tuple[int, int]) -> bytes | None:
     if moved:
         wrap = _matrix_attrib(None, moved)
         if wrap:
-            return (root + _start_tag("g", wrap, False) + body + "</g></svg>").encode("utf-8")
-    return (root + body + "</svg>").encode("utf-8")
+            # not intact: the wrapping group would close a stray "</g>" of the body
+            return (root + _start_tag("g", wrap, False) + body + "</g></svg>").encode("utf-8"), False
+    return (root + body + "</svg>").encode("utf-8"), intact

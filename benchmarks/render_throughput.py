@@ -176,37 +176,50 @@ normaliser (contract item 10): a decision beyond this target; (2) skipping expat
 proof that no element repeats an attribute, and a regex for that walks each tag's attributes once
 per attribute, about expat's cost.
 
-Session 7, second round (the text lowering's rewrites; pixels: ``render_identity.py`` 23,178 of
-23,178 identical, ``repairgen_identity.py`` 5,700 identical). Changes: the path-data number of
+Session 7, second round (pixels: ``render_identity.py`` 23,178 of 23,178 identical,
+``repairgen_identity.py`` 5,700 identical). Changes: the path-data number of
 :mod:`vector_gym.svg.normalise.paths` possessive (the atomic group backtracked through an
 integer's digits; the prefix regex 7.1 -> 5.1 us on a 274-character V2 path); a path whose ``d``
 ``sanitize_path_data`` returns unchanged (``paths.PLAIN_D``: valid, no arc, nothing to strip) kept
 out of the rewrite's matches by a lookahead, so it costs no Python (about 3 us a path); circles
 and ellipses with their geometry in a row written inline for a centre of digits (no dict, no
 ``_round_d``: 3.0 -> 2.3 us a circle, 5.9 -> 2.6-3.0 an ellipse); the id removal's lookbehinds
-tried tag names first (15.6 -> 13.7 us a scene). In process, 72 px: the lowering 214 -> 171-180
-us a scene, 59 -> 36 an emoji. ``--ab``, ``--limit 60 --repeat 10``, two runs, load 4.3-5.0,
-median x1 cold images per CPU-second before -> after, and / raw skia timed in the same rounds:
-Vector-Bench 1,147 -> 1,207 and 1,065 -> 1,138 (0.436 -> 0.459, 0.423 -> 0.452), V2 2,629 ->
-2,764 and 2,451 -> 2,667 (0.348 -> 0.366, 0.344 -> 0.375), RepairGen 1,140 -> 1,190 and 1,130
--> 1,181 (0.439 -> 0.459, 0.437 -> 0.456): +4-9 %, the 0.6x aim not met. Where a cold scene's
-time now goes, in process: the lowering 171-180 (the grammar 42, ids and whitespace between tags
-25, the rewrites 77: 16.7 circles at 2.3, the regex scan 21), expat 54, pre-check 16, key 8; skia on
-the prepared text 330-350 (raw skia 305). The pool: the parent spends 55-60 us a scene (30 an
-emoji; 21-26 on an empty ``<svg/>``: check_text, pickling, one wake-up per reply or per nap,
-the copy out of the segment), and a worker 64 us an empty ``<svg/>`` where the same calls in
-process take 37. V2: 8 of its 40 sampled documents (Adobe Illustrator exports: a comment,
-``version``, ``x="0px"``, ``style="enable-background..."`` on the root, ``style="fill:#..."`` on
-the paths) miss the text grammar and cost about 150 us per document of the corpus on the tree
-path (``lower_skia_subset`` and ``simplify_tree``): half of V2's own work, and the next lever
-there (the grammar widened to them, each rewrite proved pixel-equal). Measured and dropped:
-whitespace between tags and ids removed by one substitution (no literal prefix: 26 -> 107 us);
-expat without namespace processing, or fed bytes (54-56 us either way); the next lever on the
-scenes, skia's own expat as the well-formedness proof (it refuses duplicate attributes, a ``<``
-in a value, control characters and unbalanced tags: 55 us a scene) needs proofs for what the
-lowering drops from the text (ids, the root's attributes, rewritten or removed elements, ``<``
-and control characters in dropped values) and a fallback to the checked path when skia refuses,
-left for a round with time for its tests.
+tried tag names first, and only first attributes (15.6 -> 13.7 us a scene); in process, 72 px,
+the lowering 214 -> 171-180 us a scene, 59 -> 36 an emoji. Then expat's parse of the text (54 us
+a scene) left to skia's parse of the lowered text, which is expat's too, where the lowering left
+out nothing that could hide an error (``subset_text.lower_skia_subset_text_intact``; no control
+character either), skia's refusal sending the document back to the checked path
+(``backends._prepare_begin``, ``end_document``): 3,000 ill-formed mutants get expat's outcome.
+``--ab``, ``--limit 60 --repeat 10``, two runs after the last change, load 3.3-4.1, median x1
+cold images per CPU-second main -> this tree, and / raw skia timed in the same rounds:
+
+=============  =======================  =======================  =======================
+72 px          Vector-Bench             V2 emoji                 RepairGen
+=============  =======================  =======================  =======================
+images/CPU-s   1,189 -> 1,353 (1.14x)   2,670 -> 2,803 (1.05x)   1,219 -> 1,386 (1.14x)
+               1,195 -> 1,379 (1.15x)   2,815 -> 3,045 (1.08x)   1,233 -> 1,385 (1.12x)
+/ raw skia     0.433 -> 0.493           0.348 -> 0.365           0.432 -> 0.492
+               0.437 -> 0.504           0.352 -> 0.381           0.442 -> 0.497
+=============  =======================  =======================  =======================
+
+At 224 px 1.09x, 1.06x, 1.11x (/ raw skia 0.90, 0.71, 0.90), at 512 px 1.04x, 1.03x, 1.06x
+(1.17, 1.08, 1.14; ``--limit 40 --repeat 6``). The 0.6x aim at 72 px is not met (0.49-0.50 on
+the scenes, 0.37-0.38 on V2). Where a cold scene's time goes now, in process: the lowering
+171-180 (the grammar 42, whitespace between tags and ids 25, the rewrites 77: 16.7 circles at
+2.3 and the regex scan 21), the pre-check 16 (``_may_refer`` 10: a search of the lower-cased text
+for "href" 4 and ":base" 3.6), the key 8; skia on the prepared text 330-350 (raw skia 305). The
+pool: the parent spends 55-60 us a scene (30 an emoji; 21-26 on an empty ``<svg/>``:
+check_text, pickling, one wake-up per reply or per nap, the copy out of the segment), and a
+worker 64 us on an empty ``<svg/>`` where the same calls in process take 37 (a reply by
+``os.write`` instead of ``send_bytes`` saves 0.6 us: left). V2: 8 of its 40 sampled documents
+(Adobe Illustrator exports: a comment, ``version``, ``x="0px"``, ``style="enable-background..."``
+on the root, ``style="fill:#..."`` on the paths) miss the text grammar and cost about 150 us per
+document of the corpus on the tree path (``lower_skia_subset`` and ``simplify_tree``): half of
+V2's own work, and the next lever there (the grammar widened to them, each rewrite proved
+pixel-equal). Measured and dropped: whitespace between tags and ids removed by one
+substitution (no literal prefix: 26 -> 107 us); expat without namespace processing, or fed bytes
+(54-56 us either way); one case-insensitive regex for the reference markers (64-126 us against
+10); a character-class regex for control characters (16 us against 2.5 for ``bytes.translate``).
 
 Usage::
 

@@ -557,7 +557,8 @@ def test_plain_paths_left_out_of_the_rewrite_are_those_it_would_write_unchanged(
     for _ in range(3000):
         d = rng.choice(ds)
         i = rng.randrange(len(d) + 1)
-        extra.append(d[:i] + "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 4))) + d[i + rng.randrange(0, 3):])
+        noise = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 4)))
+        extra.append(d[:i] + noise + d[i + rng.randrange(0, 3) :])
     extra += [" M0 0", "M0 0 ", "M0 0\n", "", "M", "M0 0a1 1 0 0 1 2 2", "M0 0L1 1z", "m1-2.5.5e3"]
     plain = re.compile(PLAIN_D)
     for d in ds + extra:
@@ -588,7 +589,8 @@ def _ill_formed_mutants(docs: list[str], n: int, seed: int) -> list[str]:
         for _ in range(rng.randint(1, 2)):
             kind = rng.random()
             if kind < 0.7:  # an attribute after an element's name or before its end
-                tags = [i for i in range(len(text)) if text.startswith(("<circle", "<ellipse", "<line", "<path", "<rect", "<g", "<polygon", "<svg"), i)]
+                names = ("<circle", "<ellipse", "<line", "<path", "<rect", "<g", "<polygon", "<svg")
+                tags = [i for i in range(len(text)) if text.startswith(names, i)]
                 i = rng.choice(tags)
                 j = text.find(" ", i) if rng.random() < 0.5 else text.find("/>", i)
                 if j < 0:
@@ -596,7 +598,8 @@ def _ill_formed_mutants(docs: list[str], n: int, seed: int) -> list[str]:
                 text = text[:j] + rng.choice(extra) + text[j:]
             elif kind < 0.85:
                 i = text.find("<", text.find(">", text.find("<svg")) + 1)
-                text = text[:i] + rng.choice(["<g>", "</g>", "<g/>", '<circle cx="1" cy="1" r="0" fill="#000" fill="#fff"/>']) + text[i:]
+                removed = '<circle cx="1" cy="1" r="0" fill="#000" fill="#fff"/>'
+                text = text[:i] + rng.choice(["<g>", "</g>", "<g/>", removed]) + text[i:]
             else:
                 i = rng.randrange(len(text))
                 text = text[:i] + rng.choice(["\x01", "\x1f", "\r", "\x7f"]) + text[i:]

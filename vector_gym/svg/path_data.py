@@ -581,6 +581,22 @@ def path_syntax_ok(d: str, parity: bool = False) -> bool:
     return not isinstance(parse_path_data_cached(d, parity), PathSyntaxError)
 
 
+# One number as format_number spells it, when its text is already that spelling: at most 6
+# integer and 6 fraction digits (so at most 12 significant digits: the nearest double's shortest
+# round-trip repr has exactly these digits), no leading zeros, no trailing fraction zeros, no
+# "-0", no exponent, and not below 1e-4 (where repr switches to exponent form).
+_PLAIN_NUM = r"(?:-?(?:[1-9][0-9]{0,5}(?:\.[0-9]{0,5}[1-9])?|0\.(?!0000)[0-9]{0,5}[1-9])|0)"
+_PLAIN_RADIUS = r"(?:[1-9][0-9]{0,5}(?:\.[0-9]{0,5}[1-9])?|0\.(?!0000)[0-9]{0,5}[1-9]|0)"
+_CANONICAL_D = re.compile(
+    "[Mm]{n} {n}(?: (?:[MmLlTt]{n} {n}|[HhVv]{n}|[Cc]{n} {n} {n} {n} {n} {n}|[SsQq]{n} {n} {n} {n}"
+    "|[Aa]{r} {r} {n} [01] [01] {n} {n}|[Zz]))*".format(n=_PLAIN_NUM, r=_PLAIN_RADIUS)
+)
+"""Path data already in :func:`normalise_path_data`'s spelling: a moveto first, then segments
+separated by one space, each its letter and exactly one argument set of plain numbers (above)
+separated by one space, arc flags ``0``/``1``. The reader splits it into these very segments and
+numbers, so when it accepts the text (arc set-up and all) the respelling is the text itself."""
+
+
 def normalise_path_data(d: str) -> str | None:
     """Canonical spelling of path data in default mode, or ``None`` when the reader rejects it.
 
@@ -604,6 +620,13 @@ def normalise_path_data(d: str) -> str | None:
     parsed = parse_path_data_cached(d, False)
     if isinstance(parsed, PathSyntaxError):
         return None
+    if _CANONICAL_D.fullmatch(d) is not None:
+        return d  # already the spelling below (see _CANONICAL_D): no per-number respelling
+    return _respell(parsed)
+
+
+def _respell(parsed: PathData) -> str:
+    """The spelling of :func:`normalise_path_data` of a parsed path (letters, numbers, flags)."""
     out = []
     for cmd, a in zip(parsed.commands, parsed.args, strict=True):
         if not a:

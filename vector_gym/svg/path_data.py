@@ -38,7 +38,7 @@ import re
 
 import numpy as np
 
-from vector_gym.svg.numbers import format_number
+from vector_gym.svg.numbers import SHORT_NUMBER_PATTERN, format_number
 
 __all__ = [
     "PathSyntaxError",
@@ -581,11 +581,8 @@ def path_syntax_ok(d: str, parity: bool = False) -> bool:
     return not isinstance(parse_path_data_cached(d, parity), PathSyntaxError)
 
 
-# One number as format_number spells it, when its text is already that spelling: at most 6
-# integer and 6 fraction digits (so at most 12 significant digits: the nearest double's shortest
-# round-trip repr has exactly these digits), no leading zeros, no trailing fraction zeros, no
-# "-0", no exponent, and not below 1e-4 (where repr switches to exponent form).
-_PLAIN_NUM = r"(?:-?(?:[1-9][0-9]{0,5}(?:\.[0-9]{0,5}[1-9])?|0\.(?!0000)[0-9]{0,5}[1-9])|0)"
+# Short numbers as format_number writes them (SHORT_NUMBER_PATTERN); radii are not negative.
+_PLAIN_NUM = SHORT_NUMBER_PATTERN
 _PLAIN_RADIUS = r"(?:[1-9][0-9]{0,5}(?:\.[0-9]{0,5}[1-9])?|0\.(?!0000)[0-9]{0,5}[1-9]|0)"
 _CANONICAL_D = re.compile(
     "[Mm]{n} {n}(?: (?:[MmLlTt]{n} {n}|[HhVv]{n}|[Cc]{n} {n} {n} {n} {n} {n}|[SsQq]{n} {n} {n} {n}"

@@ -355,7 +355,7 @@ def test_canonical_path_data_check_catches_a_loose_pattern():
     import re
 
     n = r"[-+]?[0-9]*\.?[0-9]*(?:[eE][-+]?[0-9]+)?"
-    loose = re.compile(r"[Mm]{n}[ ,]{n}(?:[ ,]*(?:[A-Za-z][-+0-9., eE]*))*".format(n=n))
+    loose = re.compile(rf"[Mm]{n}[ ,]{n}(?:[ ,]*(?:[A-Za-z][-+0-9., eE]*))*")
     bad, _hits = _fast_path_disagreements(loose)
     assert len(bad) > 100
     too_many_digits = re.compile(PD._CANONICAL_D.pattern.replace("{0,5}", "{0,9}"))

@@ -585,8 +585,9 @@ def path_syntax_ok(d: str, parity: bool = False) -> bool:
 _PLAIN_NUM = SHORT_NUMBER_PATTERN
 _PLAIN_RADIUS = r"(?:[1-9][0-9]{0,5}(?:\.[0-9]{0,5}[1-9])?|0\.(?!0000)[0-9]{0,5}[1-9]|0)"
 _CANONICAL_D = re.compile(
-    "[Mm]{n} {n}(?: (?:[MmLlTt]{n} {n}|[HhVv]{n}|[Cc]{n} {n} {n} {n} {n} {n}|[SsQq]{n} {n} {n} {n}"
-    "|[Aa]{r} {r} {n} [01] [01] {n} {n}|[Zz]))*".format(n=_PLAIN_NUM, r=_PLAIN_RADIUS)
+    "[Mm]N N(?: (?:[MmLlTt]N N|[HhVv]N|[Cc]N N N N N N|[SsQq]N N N N|[Aa]R R N [01] [01] N N|[Zz]))*"
+    .replace("N", _PLAIN_NUM)  # no "N" or "R" in either pattern
+    .replace("R", _PLAIN_RADIUS)
 )
 """Path data already in :func:`normalise_path_data`'s spelling: a moveto first, then segments
 separated by one space, each its letter and exactly one argument set of plain numbers (above)

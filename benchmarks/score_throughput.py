@@ -231,6 +231,63 @@ Every change was checked with ``benchmarks/spec_report_digest.py``: the full rep
 1,398 bundled inputs (659 outcomes and 40 task documents, both modes) and of 5,936 seeded
 mutants, floats as hex, byte-identical to main's after every commit.
 
+Session 9. Cold profile at the start (py-spy, 6 fresh processes): lxml's parse 15%, the path
+checks 29% (D(A, B) 11%, sampling 14%), validity 17% (normalising new values 10%), the
+``parse_node`` walk 13%. Per-value timers in the cold pass show how much colder than a loop
+everything is: a new ``d`` ~60 us, a new ``points`` ~30, a new ``fill`` ~25, even ``x="125"``
+~20 (under 1 us warm). Stubbing D(A, B) saves ~90 us per outcome (its own time is ~90-120 us
+per call cold, ~75 warm: ~20 NumPy calls, the 266 kB grid). Cachegrind of the scoring pass
+(``main``): 2.62 M instructions per outcome, ~10% of them in glibc's malloc (libxml2's node
+frees fill the fastbins, consolidated at the next allocation of 1 kB or more), and a memset
+of ~120 kB per outcome (the grids' size: most likely dgemm clearing its output) is 27% of all
+bytes written. What changed, every report field unchanged:
+
+- N of a ``d`` already in its own spelling (a moveto first, one argument set per letter, one
+  space between everything, *short numbers*: at most 6 + 6 digits, no leading or trailing
+  zeros, no exponent, no ``-0``, not below 1e-4, so ``format_number`` gives the text back) is
+  the text, checked by one regex after the parse (which validity needs and the path check
+  reuses): no per-number respelling (349 of the 363 new corpus ``d`` values);
+- N of a short number (numbers, lengths, one-item length lists) is the text, of a
+  ``points``/``viewBox`` list of them the text with commas as spaces; ``canonical_color`` of
+  ``#rgb``/``#rrggbb`` is the lower-cased six digits (every channel value checked in every
+  position);
+- the V map of an SVG 2 element takes N(key, value) from its C map when the validity gate
+  made one (no second normaliser lookup per value);
+- a path check keeps the Match of each produced text it compared (bounded, per check): a
+  policy that writes the same path again skips sampling and D(A, B) (12 of the 302 produced
+  path checks here; more in RL, where policies repeat themselves);
+- ``scalar_reading`` folds the text once in default mode.
+
+Cachegrind after: 2.57 M instructions per outcome (-2.2%), instruction-cache misses -5.6%.
+Tried and left out: the grid in a preallocated buffer (``matmul(out=)``) with both argmins as
+one call on ``[sq, sq.T]`` (no large allocation per call): 453.0 against 454.5 us per outcome,
+12 alternating pairs; that single argmin without the buffer: 108-120 us per call either way;
+argmin over axis 0 as ``minimum.reduce`` + equality + ``argmax`` (2x slower warm, and NaN needs
+a fallback); ``OPENBLAS_NUM_THREADS=1`` (2,026 against 2,027/s: no BLAS threading at these
+sizes); a shortcut for D(A, A) (4 of 339 calls).
+
+Measured on the shared 2-core machine. Alternating fresh processes, one cold pass each, pinned,
+main against this tree: 2,122 -> 2,193/s (1.033x median paired, 20 pairs, load 1.7-1.9). This
+benchmark, ``--no-load``, the two trees alternating (load 1.0-1.9; the floor's rounds ranged
+from 11,747 to 14,052/s):
+
+============  =====================
+run           quiet: ours/s, x ref,
+              floor/ours
+============  =====================
+this tree     2,043, 82.5x, 6.5x
+main          2,019, 80.9x, 6.1x
+this tree     2,501, 101.9x, 5.1x
+main          2,058, 81.8x, 6.5x
+============  =====================
+
+(The third run's rounds were 2,089, 2,784 and 2,501/s: a quiet spell.) The issue's 6x of the
+floor is still **not reliably** reached: ours is ~3% faster than main, less than the
+run-to-run spread of the floor and of ours. What is left is the same spread of cold
+interpreted work and NumPy calls; the largest single piece, D(A, B), is bound by its grid
+(a compiled nearest-neighbour pass, or scipy's ``cdist`` once its fused multiply-adds are
+ruled out, would be the next step).
+
 Usage::
 
     python benchmarks/score_throughput.py [--rounds 3] [--limit N] [--parity] [--no-load]

@@ -129,3 +129,49 @@ def test_compact_equal_is_the_whole_translation():
             assert compact_equal(data, compact) is want
             answers.add(want)
     assert answers == {True, False}
+
+
+@pytest.mark.parametrize("parity", [False, True], ids=["default", "parity"])
+def test_path_checks_remember_produced_texts(parity, monkeypatch):
+    """A path check keeps the Match of each produced text (``_CheckPlan.seen``): every bundled
+    output of a task with a ``d`` edit, with its paths respelled and shifted, scored by one
+    scorer twice over, gives the reports a fresh scorer gives each text alone, and the second
+    pass compares no path again."""
+    import gzip
+    import json
+    from pathlib import Path
+
+    import vector_gym.rewards.spec as spec_mod
+
+    path = Path(__file__).resolve().parents[1] / "data" / "outcomes_sv001_020.jsonl.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh if line.strip()]
+    by_id = {t.task_id: t for t in TASKS}
+    path_tasks = {t.task_id for t in TASKS if any(e.attribute == "d" for e in t.requested_edits)}
+    texts: dict[str, list[str]] = {}
+    for r in rows:
+        if r["task_id"] in path_tasks and r["produced_svg"]:
+            s = r["produced_svg"]
+            texts.setdefault(r["task_id"], []).extend(
+                [s, re.sub(r'(\sd="M\s*)(\d)', r"\g<1>1\2", s), s.replace(" C", ",C")]
+            )
+    texts = {tid: ss[:30] for tid, ss in texts.items()}
+    assert sum(map(len, texts.values())) > 200
+    fresh = {
+        (tid, s): SpecScorer(by_id[tid], parity=parity).score(s).to_dict()
+        for tid, ss in texts.items()
+        for s in ss
+    }
+    calls = []
+    real = spec_mod.compare_path
+    monkeypatch.setattr(spec_mod, "compare_path", lambda *a: calls.append(a) or real(*a))
+    for tid, ss in texts.items():
+        scorer = SpecScorer(by_id[tid], parity=parity)
+        for n_pass in range(2):
+            calls.clear()
+            for s in ss:
+                assert scorer.score(s).to_dict() == fresh[tid, s]
+            if n_pass:
+                assert calls == []
+            else:
+                assert calls

@@ -239,3 +239,57 @@ def test_keyword_properties_fold_case_but_keep_number_spellings():
     assert normalise_attribute_svg("font-weight", "700.0") == normalise_attribute_svg("font-weight", "7e2") == "700"
     assert normalise_attribute_svg("font-weight", "Bold") == "bold"
     assert normalise_attribute_svg("stroke-linecap", " ROUND ") == "round"
+
+
+def test_short_number_shortcuts_of_n_equal_the_grammar_readings():
+    """N's shortcuts for short numbers (numbers, lengths, length lists) and lists of them
+    (``points``, ``viewBox``) equal the grammar readings on every attribute value of the bundled
+    outputs and task documents and on respelled variants of them."""
+    import gzip
+    import json
+    import random
+    import re
+    from pathlib import Path
+
+    from vector_gym.svg import canonical as C
+    from vector_gym.svg.numbers import format_number, normalise_length, scan_numbers
+
+    root = Path(__file__).resolve().parents[2]
+    texts = []
+    with gzip.open(root / "tests" / "data" / "outcomes_sv001_020.jsonl.gz", "rt", encoding="utf-8") as fh:
+        texts += [json.loads(line)["produced_svg"] or "" for line in fh if line.strip()]
+    tasks = root / "vector_gym" / "tasks" / "data" / "vector_bench" / "tasks_sv001_020.jsonl.gz"
+    with gzip.open(tasks, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                t = json.loads(line)
+                texts += [t["initial_svg"], t["target_svg"]]
+    values = sorted({v for s in texts for v in re.findall(r'\s[-\w:]+="([^"]*)"', s) if len(v) < 300})
+    rng = random.Random(3)
+    spellings = ["0", "-0", "0.0", "10.0", "010", ".5", "0.50", "1e1", "0.00001", "1234567", "-2.25",
+                 "+3", "1e999", "7.", "0.30000000000000004", "5px", "50%", " 1", "1,", ",1"]  # fmt: skip
+    number = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+    out = list(values)
+    for v in values:
+        for _ in range(3):
+            out.append(number.sub(lambda m: rng.choice(spellings) if rng.random() < 0.3 else m.group(), v))
+        out.append(v.replace(" ", ", ", 1))
+    hits = {"number": 0, "length": 0, "list": 0, "points": 0}
+    for v in out:
+        v = C.fold_ascii_ws(v)
+        if not v:
+            continue
+        n = C._normalise_svg("opacity", v)
+        assert n == C._svg_number_value("opacity", v) or v.lower() in C._CSS_WIDE, v
+        hits["number"] += C.SHORT_NUMBER_RE.fullmatch(v) is not None
+        length = normalise_length(v)
+        if v.lower() not in C._CSS_WIDE and v.lower() != "auto":
+            assert C._normalise_svg("cx", v) == (length if length is not None else C.INVALID_NUMBER_MARKER + v), v
+            lst = C._svg_length_list(v)
+            assert C._normalise_svg("x", v) == (lst if lst is not None else C.INVALID_NUMBER_MARKER + v), v
+            nums = scan_numbers(v)
+            want = " ".join(map(format_number, nums)) if nums is not None else C.INVALID_MARKER + v
+            assert C._normalise_svg("points", v) == want, v
+            assert C._normalise_svg("viewBox", v) == want, v
+            hits["points"] += C.SHORT_NUMBER_LIST_RE.fullmatch(v) is not None
+    assert hits["number"] > 500 and hits["points"] > 500, hits

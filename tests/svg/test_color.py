@@ -195,3 +195,20 @@ def test_hex_fast_path_matches_tinycss2():
     for value in ("#12345", "#1234567", "#ggg", "#abc ;", "# abc", "#abcd1234ff"):
         _parse_css_color.cache_clear()
         assert _parse_css_color(value) == _tinycss2_reading(value), value
+
+
+def test_opaque_hex_shortcut_equals_reading_the_channels():
+    """canonical_color's #rgb / #rrggbb shortcut equals the channel reading for every channel
+    value in every position, every 3-digit colour, in both cases (and never for other texts)."""
+    from vector_gym.svg.color import _canonical_color_read, canonical_color
+
+    hexd = "0123456789abcdef"
+    values = ["#" + a + b + c for a in hexd for b in hexd for c in hexd]
+    for v in range(256):
+        h = f"{v:02x}"
+        values += [f"#{h}0000", f"#00{h}00", f"#0000{h}", f"#{h}{h}{h}", f"#{h}7f{h}"]
+    values += [v.upper() for v in values]
+    for v in values:
+        assert canonical_color(v) == _canonical_color_read(v), v
+    for v in ("#abcd", "#abcdef12", " #abc", "#abc ", "#abcde", "#ggg", "#", "abc"):
+        assert canonical_color(v) == _canonical_color_read(v), v

@@ -102,3 +102,68 @@ def test_plain_number_lists_read_as_the_item_reader_reads_them():
         assert (None if got is None else [v.hex() for v in got]) == want, repr(text)
         fast += N._PLAIN_LIST_RE.fullmatch(text) is not None
     assert fast > 5_000
+
+
+def _short_number_candidates(seed: int = 5, n: int = 60000) -> list[str]:
+    """Random number texts around SHORT_NUMBER_PATTERN's edges: up to 9 integer and 9 fraction
+    digits, leading and trailing zeros, signs, tiny magnitudes, exponents."""
+    import random
+
+    rng = random.Random(seed)
+    out = ["0", "-0", "0.0", "00", "1", "-1", "0.0001", "0.00001", "-0.0001", "0.000999999", "999999",
+           "1000000", "999999.999999", "0.1", "0.5", "-0.5", ".5", "5.", "1e3", "+1", "10", "100.0"]  # fmt: skip
+    digits = "0123456789"
+    for _ in range(n):
+        ip = "".join(rng.choice(digits) for _ in range(rng.randint(1, 9)))
+        if rng.random() < 0.7:
+            ip = ip.lstrip("0") or "0"
+        fp = "".join(rng.choice(digits) for _ in range(rng.randint(0, 9)))
+        if rng.random() < 0.3:
+            fp = "0" * rng.randint(1, 5) + fp
+        t = ip + ("." + fp if fp else "")
+        if rng.random() < 0.4:
+            t = "-" + t
+        if rng.random() < 0.05:
+            t += rng.choice(["e1", "E-2", "0"])
+        out.append(t)
+    return out
+
+
+def _short_number_mismatches(pattern) -> tuple[list[str], int]:
+    from vector_gym.svg.numbers import format_number
+
+    bad = []
+    hits = 0
+    for t in _short_number_candidates():
+        if pattern.fullmatch(t) is None:
+            continue
+        hits += 1
+        if not SVG_NUMBER_RE.fullmatch(t) or format_number(float(t)) != t:
+            bad.append(t)
+    return bad, hits
+
+
+def test_short_numbers_are_their_own_canonical_spelling():
+    """Every text SHORT_NUMBER_RE accepts is an SVG number whose format_number spelling is the
+    text itself (the fast paths of N in vector_gym.svg.canonical and path_data rely on it)."""
+    from vector_gym.svg.numbers import SHORT_NUMBER_RE
+
+    bad, hits = _short_number_mismatches(SHORT_NUMBER_RE)
+    assert bad == []
+    assert hits > 10000
+
+
+def test_short_number_check_catches_a_wider_pattern():
+    """The check above fails for a pattern that accepts trailing zeros, -0, 1e-5 or 16+ digits."""
+    import re
+
+    from vector_gym.svg.numbers import SHORT_NUMBER_PATTERN
+
+    for wider in (
+        SHORT_NUMBER_PATTERN.replace("[1-9])?", "[0-9])?"),  # trailing zeros
+        SHORT_NUMBER_PATTERN.replace("(?!0000)", ""),  # 0.00001 (repr: 1e-05)
+        SHORT_NUMBER_PATTERN.replace("|0)", "|-?0)"),  # -0
+        SHORT_NUMBER_PATTERN.replace("{0,5}", "{0,9}"),  # 17+ significant digits
+    ):
+        bad, _hits = _short_number_mismatches(re.compile(wider))
+        assert bad, wider

@@ -309,3 +309,83 @@ def test_the_possessive_number_of_sanitize_path_data_matches_the_former_atomic_o
     for d in ds:
         assert P._PATH_PREFIX_RE.match(d).end() == old_prefix.match(d).end(), d
         assert [m.span() for m in P._ARC_CMD_RE.finditer(d)] == [m.span() for m in old_arc.finditer(d)], d
+
+
+# ------------------------------------------------------- normalise_path_data's canonical fast path ----
+
+
+def _corpus_d_values() -> list[str]:
+    """Every ``d`` of the bundled outcomes and task documents, each also respelled: numbers
+    perturbed and written in the spellings the fast path must refuse or must agree with."""
+    import gzip
+    import json
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    texts = []
+    with gzip.open(root / "tests" / "data" / "outcomes_sv001_020.jsonl.gz", "rt", encoding="utf-8") as fh:
+        texts += [json.loads(line)["produced_svg"] or "" for line in fh if line.strip()]
+    tasks = root / "vector_gym" / "tasks" / "data" / "vector_bench" / "tasks_sv001_020.jsonl.gz"
+    with gzip.open(tasks, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                t = json.loads(line)
+                texts += [t["initial_svg"], t["target_svg"]]
+    found = sorted({d for s in texts for d in re.findall(r'\sd="([^"]*)"', s)})
+    rng = random.Random(11)
+    spellings = ["0", "-0", "0.0", "1", "10", "10.0", "010", "0.5", ".5", "-.5", "0.50", "1e1", "1E-2",
+                 "0.0001", "0.00001", "0.000123", "123456", "1234567", "123456.123456", "1234567.5",
+                 "0.1234567", "-2.25", "+3", "999999.999999", "1e999", "7.", "0.30000000000000004",
+                 "1234567890.123456789"]  # fmt: skip
+    number = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+    out = list(found)
+    for d in found:
+        for _ in range(6):
+            out.append(number.sub(lambda m: rng.choice(spellings) if rng.random() < 0.3 else m.group(), d))
+        out.append(d.replace(" ", ",", 1))
+        out.append(d.replace(" ", "  ", 1))
+        out.append(d + " ")
+        out.append(d[:1] + " " + d[1:])
+    return out
+
+
+def _fast_path_disagreements(pattern) -> tuple[list[str], int]:
+    """(d values where ``pattern``'s shortcut would differ from the respelling, shortcut hits)."""
+    bad = []
+    hits = 0
+    for d in _corpus_d_values():
+        parsed = parse_path_data_cached(d, False)
+        if isinstance(parsed, PathSyntaxError) or pattern.fullmatch(d) is None:
+            continue
+        hits += 1
+        if PD._respell(parsed) != d:
+            bad.append(d)
+    return bad, hits
+
+
+def test_canonical_path_data_shortcut_equals_the_respelling():
+    """normalise_path_data returns a text that matches _CANONICAL_D as it is: on every corpus
+    ``d`` (most of them already canonical) and thousands of respelled variants, the respelling
+    of the parsed path is that very text, and the public function agrees with the respelling."""
+    bad, hits = _fast_path_disagreements(PD._CANONICAL_D)
+    assert bad == []
+    assert hits > 500
+    for d in _corpus_d_values()[:3000]:
+        parsed = parse_path_data_cached(d, False)
+        want = None if isinstance(parsed, PathSyntaxError) else PD._respell(parsed)
+        assert PD.normalise_path_data(d) == want, d
+
+
+def test_canonical_path_data_check_catches_a_loose_pattern():
+    """The check above fails for a shortcut that accepts non-canonical numbers (trailing zeros,
+    leading zeros, ``-0``, exponents, too many digits) or separators."""
+    import re
+
+    n = r"[-+]?[0-9]*\.?[0-9]*(?:[eE][-+]?[0-9]+)?"
+    loose = re.compile(rf"[Mm]{n}[ ,]{n}(?:[ ,]*(?:[A-Za-z][-+0-9., eE]*))*")
+    bad, _hits = _fast_path_disagreements(loose)
+    assert len(bad) > 100
+    too_many_digits = re.compile(PD._CANONICAL_D.pattern.replace("{0,5}", "{0,9}"))
+    bad, _hits = _fast_path_disagreements(too_many_digits)
+    assert bad, "a 7-digit or 0.00001-style number passes the widened pattern"

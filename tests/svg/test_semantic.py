@@ -171,3 +171,49 @@ def test_differences_and_canonical_equal_in_one_walk():
             assert c_eq == canonical_equal(p, t)
             seen[c_eq] += 1
     assert seen[True] > 20 and seen[False] > 200
+
+
+def test_semantic_maps_read_through_the_c_map_equal_the_normalised_values():
+    """_base_svg2 takes N(key, value) from a node's C map when the validity gate made one: on
+    every element of the bundled outputs and task documents (after check_validity, as the
+    reward runs), the V map and reference keys equal those normalised afresh, and the C map is
+    really used (a wrong C map value shows up in the V map)."""
+    import gzip
+    import json
+    from pathlib import Path
+
+    from vector_gym.rewards._spec_validity import check_validity
+    from vector_gym.svg.canonical import SVG2, parse_node
+    from vector_gym.svg.semantic import _base_svg2
+
+    root = Path(__file__).resolve().parents[2]
+    texts = []
+    with gzip.open(root / "tests" / "data" / "outcomes_sv001_020.jsonl.gz", "rt", encoding="utf-8") as fh:
+        texts += [json.loads(line)["produced_svg"] or "" for line in fh if line.strip()]
+    tasks = root / "vector_gym" / "tasks" / "data" / "vector_bench" / "tasks_sv001_020.jsonl.gz"
+    with gzip.open(tasks, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                t = json.loads(line)
+                texts += [t["initial_svg"], t["target_svg"]]
+    checked = 0
+    for text in texts:
+        try:
+            top, nodes, keys = parse_node(text, None, SVG2, blank_text=False)
+        except Exception:
+            continue
+        check_validity(top, False, nodes, keys)
+        for node in nodes:
+            assert node._c is not None
+            fast = _base_svg2(node)
+            c = node._c
+            node._c = None
+            slow = _base_svg2(node)
+            node._c = c
+            assert fast == slow
+            assert list(fast[0]) == list(slow[0])
+            checked += 1
+    assert checked > 20000
+    node = next(n for n in nodes if "fill" in n.attrib)
+    node._c = dict(node._c, fill="#123456")
+    assert _base_svg2(node)[0]["fill"] == "#123456"

@@ -178,8 +178,8 @@ def to_float(value: Any, parity: bool) -> float | None:
 
 def scalar_reading(text: str, parity: bool) -> Any:
     """Fold whitespace, then the number if it converts (integral → int), else the text (§7)."""
-    folded = fold_ws(text)
     if parity:
+        folded = fold_ws(text)
         try:
             number = float(folded)
         except ValueError:

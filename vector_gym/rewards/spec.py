@@ -162,6 +162,11 @@ _ASCII_WS = b"\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
 """The ASCII characters ``str.split()`` (so :func:`fold_ws`) treats as whitespace."""
 
 
+_SEEN_MAX = 256
+"""Most produced path texts whose Match a path check keeps (:attr:`_CheckPlan.seen`)."""
+_SEEN_CHARS = 2048
+"""Longest produced path text kept there (so one check holds at most ~0.5 M characters)."""
+
 _UNPARSED_MAX = 64
 """Most reports of unparsed outputs a scorer keeps (one per detail-code tuple and exact flag)."""
 
@@ -213,6 +218,7 @@ class _CheckPlan:
     path_delta: float | None = None
     path_delta_c: float | None = None
     known: dict[str, Match] | None = None  # path: Match of the before/after texts
+    seen: dict[str, Match] | None = None  # path: Match of produced texts compared before
     check: ScalarCheck | ListCheck | ColorCheck | None = None  # task side of the comparison
     # id(attrib) -> (attrib, report if valid, report if invalid) of the source's and the
     # target's element (SpecScorer._task_reports)
@@ -357,7 +363,7 @@ class SpecScorer:
                     if isinstance(text, str):
                         known[text] = compare_path(text, a, delta, dc, self.viewport, self.parity)
             return _CheckPlan(
-                e, "path", path_after=a, path_delta=delta, path_delta_c=dc, known=known
+                e, "path", path_after=a, path_delta=delta, path_delta_c=dc, known=known, seen={}
             )
         return _CheckPlan(e, "other")
 
@@ -727,7 +733,12 @@ class SpecScorer:
             else:
                 m = compare_color(produced, after, plan.color_delta, self.parity)
         elif kind == "path" and plan.path_after is not None:
-            m = plan.known.get(produced) if isinstance(produced, str) else None
+            m = None
+            seen = plan.seen
+            if isinstance(produced, str):  # not an int or float: 5 == 5.0, but "5" != "5.0"
+                m = plan.known.get(produced)
+                if m is None and seen is not None:
+                    m = seen.get(produced)
             if m is None:
                 m = compare_path(
                     produced,
@@ -737,6 +748,12 @@ class SpecScorer:
                     self.viewport,
                     self.parity,
                 )
+                if seen is not None and isinstance(produced, str) and len(produced) <= _SEEN_CHARS:
+                    # compare_path is a pure function of the text here (the rest is the plan's):
+                    # a policy that writes the same path again gets the same Match at once.
+                    if len(seen) >= _SEEN_MAX:
+                        seen.clear()
+                    seen[produced] = m
         else:
             m = compare_canonical(produced, after, attr, self.parity)
         return produced, m

@@ -67,6 +67,8 @@ from lxml import etree
 
 from vector_gym.svg.color import COLOR_ATTRIBUTES, canonical_color
 from vector_gym.svg.numbers import (
+    SHORT_NUMBER_LIST_RE,
+    SHORT_NUMBER_RE,
     format_number,
     normalise_length,
     normalise_svg_number,
@@ -698,14 +700,22 @@ def _normalise_svg(key: str, value: str) -> str:
         if m is not None and m.group(2):
             return m.group(1) + " " + canonical_color(m.group(2))
         return value
+    # A short number already in format_number's spelling (SHORT_NUMBER_RE) is its own N as a
+    # number, a length and a one-item length list; a list of them, its own with spaces.
     if name in NUMBER_ATTRIBUTES:
+        if SHORT_NUMBER_RE.fullmatch(value) is not None:
+            return value
         return _svg_number_value(name, value)
     if name in LENGTH_ATTRIBUTES:
+        if SHORT_NUMBER_RE.fullmatch(value) is not None:
+            return value
         if low == "auto" and name in _AUTO_OK:
             return low
         n = normalise_length(value)
         return n if n is not None else INVALID_NUMBER_MARKER + value
     if name in LENGTH_LIST_ATTRIBUTES:
+        if SHORT_NUMBER_RE.fullmatch(value) is not None:
+            return value
         n = _svg_length_list(value)
         return n if n is not None else INVALID_NUMBER_MARKER + value
     if name in KEYWORD_ATTRIBUTES:
@@ -721,6 +731,8 @@ def _normalise_svg(key: str, value: str) -> str:
         out = normalise_path_data(value)
         return out if out is not None else INVALID_MARKER + value
     if name == "points" or name == "viewBox":
+        if SHORT_NUMBER_LIST_RE.fullmatch(value) is not None:
+            return value.replace(",", " ")
         nums = scan_numbers(value)
         return " ".join(map(format_number, nums)) if nums is not None else INVALID_MARKER + value
     if name in TRANSFORM_ATTRIBUTES:

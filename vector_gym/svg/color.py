@@ -242,6 +242,19 @@ def canonical_color(value: str) -> str:
     >>> canonical_color("transparent"), canonical_color("CurrentColor"), canonical_color("Bogus")
     ('rgba(0 0 0 / 0)', 'currentcolor', 'bogus')
     """
+    if value[:1] == "#" and _HEX_OPAQUE_RE.fullmatch(value) is not None:
+        # #rgb / #rrggbb: each channel int(hh, 16) / 255 comes back as hh (every channel value
+        # is checked in tests/svg/test_color.py), alpha 1: the lower-cased six digits.
+        low = value.lower()
+        return low if len(low) == 7 else "#" + low[1] * 2 + low[2] * 2 + low[3] * 2
+    return _canonical_color_read(value)
+
+
+_HEX_OPAQUE_RE = re.compile(r"#(?:[0-9a-fA-F]{3}){1,2}")
+
+
+def _canonical_color_read(value: str) -> str:
+    """:func:`canonical_color` by reading the colour's channels (every spelling)."""
     v = value.strip()
     low = v.lower()
     if low in COLOR_KEYWORDS:

@@ -40,6 +40,22 @@ REFERENCE_NUMBER_PATTERN = r"[-+]?(?:\d*\.\d+|\d+\.?)(?:[eE][-+]?\d+)?"
 """The reference evaluator's number regex (spec §4.2): ``\\d`` is any Unicode decimal digit
 (spec §15). Parity readings only (:mod:`vector_gym.svg.reference_dialect`, the §8.3 viewport)."""
 
+SHORT_NUMBER_PATTERN = r"(?:-?(?:[1-9][0-9]{0,5}(?:\.[0-9]{0,5}[1-9])?|0\.(?!0000)[0-9]{0,5}[1-9])|0)"
+"""Regular-expression source of a number written as :func:`format_number` writes it, for the
+common short numbers: at most 6 integer and 6 fraction digits (so at most 12 significant
+digits, and the nearest double's shortest round-trip ``repr`` has exactly these digits), no
+leading zeros, no trailing fraction zeros, no ``-0``, no exponent, not below 1e-4 (where
+``repr`` switches to exponent form). Such a text is its own canonical spelling:
+``format_number(float(t)) == t`` (``tests/svg/test_numbers.py``)."""
+
+SHORT_NUMBER_RE = re.compile(SHORT_NUMBER_PATTERN)
+"""Compiled :data:`SHORT_NUMBER_PATTERN`; use ``fullmatch``."""
+
+SHORT_NUMBER_LIST_RE = re.compile(SHORT_NUMBER_PATTERN + "(?:[ ,]" + SHORT_NUMBER_PATTERN + ")*")
+"""Short numbers (:data:`SHORT_NUMBER_PATTERN`) each separated by one space or one comma: their
+:func:`scan_numbers` values spelled by :func:`format_number` and joined by spaces are the text
+with its commas made spaces."""
+
 # One number, then an optional separator: a run of whitespace with at most one comma.
 _LIST_ITEM_RE = re.compile(r"(" + SVG_NUMBER_PATTERN + r")(?:[ \t\r\n\f]*,[ \t\r\n\f]*|[ \t\r\n\f]+)?")
 _WSP = " \t\r\n\f"

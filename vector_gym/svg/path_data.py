@@ -38,7 +38,7 @@ import re
 
 import numpy as np
 
-from vector_gym.svg.numbers import format_number
+from vector_gym.svg.numbers import SHORT_NUMBER_PATTERN, format_number
 
 __all__ = [
     "PathSyntaxError",
@@ -581,6 +581,20 @@ def path_syntax_ok(d: str, parity: bool = False) -> bool:
     return not isinstance(parse_path_data_cached(d, parity), PathSyntaxError)
 
 
+# Short numbers as format_number writes them (SHORT_NUMBER_PATTERN); radii are not negative.
+_PLAIN_NUM = SHORT_NUMBER_PATTERN
+_PLAIN_RADIUS = r"(?:[1-9][0-9]{0,5}(?:\.[0-9]{0,5}[1-9])?|0\.(?!0000)[0-9]{0,5}[1-9]|0)"
+_CANONICAL_D = re.compile(
+    "[Mm]N N(?: (?:[MmLlTt]N N|[HhVv]N|[Cc]N N N N N N|[SsQq]N N N N|[Aa]R R N [01] [01] N N|[Zz]))*"
+    .replace("N", _PLAIN_NUM)  # no "N" or "R" in either pattern
+    .replace("R", _PLAIN_RADIUS)
+)
+"""Path data already in :func:`normalise_path_data`'s spelling: a moveto first, then segments
+separated by one space, each its letter and exactly one argument set of plain numbers (above)
+separated by one space, arc flags ``0``/``1``. The reader splits it into these very segments and
+numbers, so when it accepts the text (arc set-up and all) the respelling is the text itself."""
+
+
 def normalise_path_data(d: str) -> str | None:
     """Canonical spelling of path data in default mode, or ``None`` when the reader rejects it.
 
@@ -604,6 +618,13 @@ def normalise_path_data(d: str) -> str | None:
     parsed = parse_path_data_cached(d, False)
     if isinstance(parsed, PathSyntaxError):
         return None
+    if _CANONICAL_D.fullmatch(d) is not None:
+        return d  # already the spelling below (see _CANONICAL_D): no per-number respelling
+    return _respell(parsed)
+
+
+def _respell(parsed: PathData) -> str:
+    """The spelling of :func:`normalise_path_data` of a parsed path (letters, numbers, flags)."""
     out = []
     for cmd, a in zip(parsed.commands, parsed.args, strict=True):
         if not a:

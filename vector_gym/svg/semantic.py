@@ -213,6 +213,11 @@ def _base_svg2(node: Node) -> tuple[dict[str, str], tuple[str, ...]]:
     """Default mode: SVG 2 ``href`` rules and CSS declaration cascade (module docstring)."""
     norm = node.dialect.normalise
     attrib = node.attrib
+    # The C map N(key, value) of the same attributes, when the validity gate or a C comparison
+    # has made it (the same normaliser on the same key and value): no second lookup per value.
+    c = node._c
+    if c is not None and len(c) != len(attrib):
+        c = None  # defensive: not this attribute list's map
     attrs: dict[str, str] = {}
     for key, raw_value in attrib.items():
         if key[:1] == "{":
@@ -225,7 +230,7 @@ def _base_svg2(node: Node) -> tuple[dict[str, str], tuple[str, ...]]:
             continue
         if key == "id" or key[:5] == "aria-" or key == "style":
             continue
-        attrs[key] = norm(key, raw_value)
+        attrs[key] = c[key] if c is not None else norm(key, raw_value)
     style = attrib.get("style")
     if style is not None:
         decls = style_declarations(style)

@@ -245,25 +245,15 @@ def test_short_number_shortcuts_of_n_equal_the_grammar_readings():
     """N's shortcuts for short numbers (numbers, lengths, length lists) and lists of them
     (``points``, ``viewBox``) equal the grammar readings on every attribute value of the bundled
     outputs and task documents and on respelled variants of them."""
-    import gzip
-    import json
     import random
     import re
-    from pathlib import Path
+
+    from bundled_texts import vector_bench_texts
 
     from vector_gym.svg import canonical as C
     from vector_gym.svg.numbers import format_number, normalise_length, scan_numbers
 
-    root = Path(__file__).resolve().parents[2]
-    texts = []
-    with gzip.open(root / "tests" / "data" / "outcomes_sv001_020.jsonl.gz", "rt", encoding="utf-8") as fh:
-        texts += [json.loads(line)["produced_svg"] or "" for line in fh if line.strip()]
-    tasks = root / "vector_gym" / "tasks" / "data" / "vector_bench" / "tasks_sv001_020.jsonl.gz"
-    with gzip.open(tasks, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                t = json.loads(line)
-                texts += [t["initial_svg"], t["target_svg"]]
+    texts = vector_bench_texts()
     values = sorted({v for s in texts for v in re.findall(r'\s[-\w:]+="([^"]*)"', s) if len(v) < 300})
     rng = random.Random(3)
     spellings = ["0", "-0", "0.0", "10.0", "010", ".5", "0.50", "1e1", "0.00001", "1234567", "-2.25",

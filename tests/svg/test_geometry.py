@@ -487,7 +487,7 @@ def test_move_plus_one_cubic_samples_without_measuring_equal_the_measured_path()
     ]
     taken = 0
     for r in rows:
-        d = "M{} {} C{} {} {} {} {} {}".format(r[0], r[1], r[4], r[5], r[6], r[7], r[2], r[3])
+        d = f"M{r[0]} {r[1]} C{r[4]} {r[5]} {r[6]} {r[7]} {r[2]} {r[3]}"
         p = parse_path_data(d)
         assert p.kind_list == G._MOVE_CUBIC
         measured = G._sample_path_impl(p, "gauss", 2)

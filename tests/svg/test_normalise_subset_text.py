@@ -611,7 +611,6 @@ def test_ill_formed_texts_left_to_skias_parse_get_the_outcome_of_expat(monkeypat
     """What the text lowering leaves out is never where an error hides: every mutant gets the
     outcome (error, drawer, pixels) it gets with expat run on the text."""
     from vector_gym.render.backends import draw_document
-
     from vector_gym.tasks import load_vector_bench
 
     docs = [d for t in load_vector_bench() for d in (t.source_svg, t.target_svg)]

@@ -317,21 +317,11 @@ def test_the_possessive_number_of_sanitize_path_data_matches_the_former_atomic_o
 def _corpus_d_values() -> list[str]:
     """Every ``d`` of the bundled outcomes and task documents, each also respelled: numbers
     perturbed and written in the spellings the fast path must refuse or must agree with."""
-    import gzip
-    import json
     import re
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2]
-    texts = []
-    with gzip.open(root / "tests" / "data" / "outcomes_sv001_020.jsonl.gz", "rt", encoding="utf-8") as fh:
-        texts += [json.loads(line)["produced_svg"] or "" for line in fh if line.strip()]
-    tasks = root / "vector_gym" / "tasks" / "data" / "vector_bench" / "tasks_sv001_020.jsonl.gz"
-    with gzip.open(tasks, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                t = json.loads(line)
-                texts += [t["initial_svg"], t["target_svg"]]
+    from bundled_texts import vector_bench_texts
+
+    texts = vector_bench_texts()
     found = sorted({d for s in texts for d in re.findall(r'\sd="([^"]*)"', s)})
     rng = random.Random(11)
     spellings = ["0", "-0", "0.0", "1", "10", "10.0", "010", "0.5", ".5", "-.5", "0.50", "1e1", "1E-2",

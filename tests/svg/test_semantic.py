@@ -178,24 +178,14 @@ def test_semantic_maps_read_through_the_c_map_equal_the_normalised_values():
     every element of the bundled outputs and task documents (after check_validity, as the
     reward runs), the V map and reference keys equal those normalised afresh, and the C map is
     really used (a wrong C map value shows up in the V map)."""
-    import gzip
-    import json
-    from pathlib import Path
+
+    from bundled_texts import vector_bench_texts
 
     from vector_gym.rewards._spec_validity import check_validity
     from vector_gym.svg.canonical import SVG2, parse_node
     from vector_gym.svg.semantic import _base_svg2
 
-    root = Path(__file__).resolve().parents[2]
-    texts = []
-    with gzip.open(root / "tests" / "data" / "outcomes_sv001_020.jsonl.gz", "rt", encoding="utf-8") as fh:
-        texts += [json.loads(line)["produced_svg"] or "" for line in fh if line.strip()]
-    tasks = root / "vector_gym" / "tasks" / "data" / "vector_bench" / "tasks_sv001_020.jsonl.gz"
-    with gzip.open(tasks, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                t = json.loads(line)
-                texts += [t["initial_svg"], t["target_svg"]]
+    texts = vector_bench_texts()
     checked = 0
     for text in texts:
         try:

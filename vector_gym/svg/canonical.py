@@ -374,6 +374,7 @@ def parse_node(
                 raise too_many_elements(lim, n_all)
             raise too_deep(lim)
         n = new(Node)
+        empty = False  # an empty-element tag, known from the memo: no text, no children to read
         if starts is not None:
             raw = starts[count] if count < n_starts else None
             hit = memo.get(raw)
@@ -384,18 +385,7 @@ def parse_node(
                 n.tag = tag
                 addkey(key)
                 count += 1
-                if raw[-1] == "/":  # an empty-element tag: no text, no children
-                    n.text = ""
-                    n.tail = el.tail or ""
-                    n.children = []
-                    n.parent = parent
-                    n.dialect = dialect
-                    n._c = None
-                    n._v = None
-                    add(n)
-                    if parent is not None:
-                        parent.children.append(n)
-                    continue
+                empty = raw[-1] == "/"
             else:
                 tag = n.tag = _tag(el, tags)
                 if raw is not None and _whole_start_tag(raw):
@@ -421,7 +411,7 @@ def parse_node(
             else:
                 n.attrib = read_attributes(el)
                 addkey(tuple(n.attrib.items()))
-        n.text = el.text or ""
+        n.text = "" if empty else el.text or ""
         n.tail = el.tail or ""
         n.children = []
         n.parent = parent
@@ -431,9 +421,10 @@ def parse_node(
         add(n)
         if parent is not None:
             parent.children.append(n)
-        k = len(el)
-        if k:
-            push([n, k, depth])
+        if not empty:
+            k = len(el)
+            if k:
+                push([n, k, depth])
     if stack:  # defensive: a child that is not an element; read the tree through lxml instead
         return _parse_node_by_parents(element, lim, dialect)
     if starts is not None and len(starts) != count:  # defensive: the scan missed a start tag

@@ -91,6 +91,25 @@ ACCEPTED = [
     # lines without a fill of their own (one substitution) and with one (rewritten one by one)
     ('<line x1="0" y1="0" x2="10" y2="10" stroke="#00f" fill-opacity="0.5"/><line\tx1="1" x2="9" stroke="#000"/>', 'viewBox="0 0 10 10"'),
     ('<g fill="#f00"><line x1="0" y1="0" x2="10" y2="10" stroke="#00f"/><line x1="1" x2="9" fill="#0f0"/></g>', 'viewBox="0 0 10 10"'),
+    # plain styles kept as they are (skia reads them as the tree lowering's attributes), on
+    # paths, polygons, circles, ellipses and groups with no presentation attribute
+    ('<path style="fill:#0f0;" d="M1 1H9V9z"/><polygon style="fill:none;stroke:#00f;stroke-width:1.5;'
+     'stroke-miterlimit:10;stroke-linecap:round;stroke-linejoin:bevel" points="1,9 9,9 5,1"/>', 'viewBox="0 0 10 10"'),
+    ('<g style="opacity:0.5;fill:#f00"><circle style="fill:#00f;fill-opacity:.5" cx="5" cy="5" r="3"/>'
+     '<ellipse id="e" style="stroke:#000;stroke-opacity:1;fill-rule:evenodd" cx="5" cy="5" rx="4" ry="2"/>'
+     '<path style="fill:#0f0;fill:#ff0" d="M1 1H4V4z"/><circle style="fill:#000" cx="1" cy="1" r="0"/></g>',
+     'viewBox="0 0 10 10"'),
+    # other styles applied over the attributes (the declarations win) and removed
+    ('<path fill="#f00" style="fill:#00f" d="M1 1H9V9z"/><path style="fill:#00f" stroke="#f00" d="M2 2H8"/>',
+     'viewBox="0 0 10 10"'),
+    ('<path style="fill:#f00;;stroke:#000;" d="M1 1H9V9z"/>', 'viewBox="0 0 10 10"'),  # skia stops at ";;"
+    ('<rect x="1" style=" fill : #0f0 ;\n\tstroke:#000; " width="4" height="4"/><line style="stroke:#00f;'
+     'fill:#f00" x1="0" y1="0" x2="10" y2="10"/><circle style="fill:white" cx="5" cy="5" r="2.5"/>'
+     '<g style="stroke-dasharray:1 2;stroke:black" opacity="0.5"><line x1="0" x2="10" y2="5"/></g>', 'viewBox="0 0 10 10"'),
+    # an Illustrator export: a comment before the root, x, y, style and xml:space on it
+    ('<g><g><path style="fill:#427687;" d="M9,1H1v8h8V1z"/></g></g>\n<path style="opacity:0.5;fill:#B4E1ED;" d="M2,2h3\n\tv3z"/>',
+     'version="1.1" id="Layer_1" x="0px" y="0px"\n\t viewBox="0 0 10 10" style="enable-background:new 0 0 10 10;"'
+     ' xml:space="preserve"'),
 ]
 
 
@@ -110,7 +129,11 @@ def test_the_rewrites_write_circles_and_lines_as_the_tree_lowering_does():
 @pytest.mark.parametrize("body, root", ACCEPTED)
 @pytest.mark.parametrize("size", [16, 48])
 def test_documents_of_the_grammar_draw_exactly_as_with_the_tree_lowering(body, root, size):
-    for text in (_svg(body, root), '<?xml version="1.0" encoding="UTF-8"?>\n<?pi x?>' + _svg(body, root) + "\n"):
+    for text in (
+        _svg(body, root),
+        '<?xml version="1.0" encoding="UTF-8"?>\n<?pi x?>' + _svg(body, root) + "\n",
+        '<?xml version="1.0" encoding="utf-8"?>\n<!-- Generator: Plug-In . 6.00 Build 0)  -->\n' + _svg(body, root),
+    ):
         fast, slow = _both(text, size)
         if "1e0" in text:
             assert fast is None and slow is not None
@@ -125,7 +148,13 @@ def test_an_empty_root_and_a_root_without_viewbox():
 
 
 LEFT_TO_THE_TREE = [
-    '<rect width="4" height="4" style="fill:#f00"/>',  # style: the tree lowering
+    # styles the tree lowering refuses (a property or value outside the subset)
+    '<path style="fill:#f00;enable-background:new" d="M1 1H9V9z"/>',
+    '<rect width="4" height="4" style="fill:red"/>',
+    '<circle cx="5" cy="5" r="2" style="fill:url(#a)"/>',
+    '<path style="fill:#f00 !important" d="M1 1H9V9z"/>',
+    '<path style="/* c */fill:#f00" d="M1 1H9V9z"/>',
+    '<path style="stroke-width:0" d="M1 1H9V9z"/>',
     '<rect width="4" height="4" transform="rotate(3)"/>',
     "<title>t</title><rect width='4' height='4'/>",
     '<rect width="4" height="4" fill="#f00" opacity="1e-1"/>',
@@ -235,12 +264,20 @@ def test_prepare_uses_the_text_path_and_falls_back_to_the_tree(monkeypatch):
 
     monkeypatch.setattr(backends, "lower_skia_subset", tree)
     grammar = _svg('<circle cx="5" cy="5" r="2.5" fill="#f00"/>')
-    styled = _svg('<circle cx="5" cy="5" r="2.5" style="fill:#f00"/>')
+    transformed = _svg('<circle cx="5" cy="5" r="2.5" fill="#f00" transform="translate(0)"/>')
     a = backends._prepare(grammar, 8, 8, "skia", DEFAULT_LIMITS)
     assert a[0] == backends._SKIA_UNPROVEN and b'd="M7.5 5A2.5 2.5 0 0 1 5 7.5' in a[1] and calls == []
-    b = backends._prepare(styled, 8, 8, "skia", DEFAULT_LIMITS)
+    b = backends._prepare(transformed, 8, 8, "skia", DEFAULT_LIMITS)
     assert b[0] == "skia" and calls == [(8, 8)]
     np.testing.assert_array_equal(_pixels(a[1], 8), _pixels(b[1], 8))
+    # styles are read on the text: a plain one kept (skia's parse proves the text), another
+    # applied over the attributes (expat proves it: two styles would merge)
+    plain = _svg('<circle cx="5" cy="5" r="2.5" style="fill:#f00"/>')
+    applied = _svg('<circle cx="5" cy="5" r="2.5" style="fill: #f00"/>')
+    c = backends._prepare(plain, 8, 8, "skia", DEFAULT_LIMITS)
+    assert c == (backends._SKIA_UNPROVEN, a[1].replace(b'<path fill="#f00"', b'<path style="fill:#f00"'))
+    assert backends._prepare(applied, 8, 8, "skia", DEFAULT_LIMITS) == ("skia", a[1])
+    assert calls == [(8, 8)]
     # a document that may refer to something is never read from its text
     ref = _svg('<circle cx="5" cy="5" r="2.5" fill="#f00" id="a&amp;b"/>')
     assert backends._prepare(ref, 8, 8, "skia", DEFAULT_LIMITS)[0] == "skia" and len(calls) == 2
@@ -305,6 +342,19 @@ EDGE_TEXTS = [
     _svg('<rect width="4" height="4"/>', 'viewBox="0 0 10 10" xml:lang="en"'),
     _svg('<rect width="1" height="1"/>' * 300),  # more tags than the depth bound, no group
     _svg('<g><rect width="1" height="1"/></g>' * 150),
+    # comments before the root: well-formed ones, and what XML refuses in one
+    '<?xml version="1.0" encoding="utf-8"?>\n<!-- Generator: Plug-In 1.0)  -->\n<!---->'
+    + _svg('<path style="fill:#f00;" d="M1 1H9V9z"/>'),
+    "<!-- a -- b -->" + _svg('<rect width="4" height="4"/>'),
+    "<!-- a --->" + _svg('<rect width="4" height="4"/>'),
+    "<!--->" + _svg('<rect width="4" height="4"/>'),
+    "<!-- a <svg b -->" + _svg('<rect width="4" height="4"/>'),
+    "<!-- a -->" + '<?xml version="1.0"?>' + _svg('<rect width="4" height="4"/>'),
+    "<!-- a -- >" + _svg('<rect width="4" height="4"/>') + "-->",
+    # styles: two on one element (ill-formed), plain and applied ones
+    _svg('<path style="fill:#f00" style="stroke:#000" d="M1 1H9V9z"/>'),
+    _svg('<path style="fill:#f00" fill="#00f" d="M1 1H9V9z"/><rect style="stroke:#000" width="1" height="1"/>'),
+    _svg('<path style="fill:#f00" d="M1 1H9V9z" d="M1 1"/>'),
 ]
 
 

@@ -252,10 +252,12 @@ def _may_have_many_attributes(svg: str | bytes, limit: int) -> bool:
     return any(len(p) >= bound and p.count(eq) > limit for p in pieces)
 
 
-# The XML declaration the parse-free acceptance admits (what libxml2 and expat both accept).
+# The XML declaration the parse-free acceptance admits (what libxml2 and expat both accept), and
+# comments without "<" after it (XML allows no "--" in a comment, nor a "-" before its end).
 _PLAIN_PROLOG = re.compile(
     r'(?:<\?xml[ \t\n]+version="1\.0"(?:[ \t\n]+encoding="(?:utf|UTF)-8")?'
-    r'(?:[ \t\n]+standalone="(?:yes|no)")?[ \t\n]*\?>)?[ \t\n]*<svg[ \t\n/>]'
+    r'(?:[ \t\n]+standalone="(?:yes|no)")?[ \t\n]*\?>)?'
+    r"(?:[ \t\n]*+<!--(?:[^<-]|-[^<-])*+-->)*+[ \t\n]*<svg[ \t\n/>]"
 ).match
 # The only attributes of a root the parse-free acceptance admits with a prefix or an xmlns.
 _PLAIN_ROOT_NS = (
@@ -274,8 +276,9 @@ def may_skip_parse(svg: str, limits: RenderLimits) -> bool:
     so the lxml parse is skipped (issue 16: about 66 us of a Vector-Bench scene's 600 at 72
     px). The test: ASCII (no encoding question, no surrogate), the text checks
     (:func:`check_text`), no reference marker (:func:`_may_refer`), a plain XML declaration or
-    none, SVG's namespace declared on the root (and no other declaration but XLink's), at most
-    ``xml:space="preserve"`` or ``"default"`` on it, no more ``<`` than the element and
+    none and comments without ``<`` before the root, SVG's namespace declared on the root (and
+    no other declaration but XLink's), at most ``xml:space="preserve"`` or ``"default"`` on
+    it, no more ``<`` than the element and
     ``<use>`` limits, a depth bound (two plus the number of ``<g``, the only element of the
     grammar with children) within the depth limit and libxml2's 256, a text shorter than the
     path-number limit, and at least 32 attributes allowed per element (the grammar's elements

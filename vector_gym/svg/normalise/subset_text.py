@@ -22,8 +22,15 @@ parse, an id an entry in its id map). The pixels are those of the tree lowering 
 so of the full normaliser): ``tests/svg/test_normalise_subset_text.py`` checks it on every
 bundled document and on hand-written edge cases.
 
-The grammar is narrower than the subset (no ``style``, ``transform``, ``<title>``, exponent,
-single quote, carriage return or space around ``=``, and every rect with a positive width and
+Style attributes (the SVGEditBench V2 emoji exported by Illustrator: ``style="fill:#8CAFBF;"``
+on their shapes, a comment before the root): a style of plain declarations on a shape or group
+without presentation attributes is kept as it is (skia reads each declaration with the
+attribute's own parser, so it draws the tree lowering's attributes); any other style is read by
+the tree lowering's reader and applied over its element's attributes, one Python call per
+element (:func:`_unstyle`).
+
+The grammar is narrower than the subset (no ``transform``, ``<title>``, exponent, single
+quote, carriage return or space around ``=``, and every rect with a positive width and
 height): anything else returns ``None``, and the caller runs the tree lowering, which decides
 on the tree. It runs only on a text that :func:`vector_gym.render.precheck.check_tree` has
 already parsed and accepted (so the text is well-formed XML within every limit) and that refers
@@ -47,6 +54,7 @@ from vector_gym.svg.normalise.subset import (
     _ROOT_MOVABLE,
     _matrix_attrib,
     _round_d,
+    _style_declarations,
     _value_ok,
 )
 from vector_gym.svg.normalise.walk import _shape_geometry
@@ -84,40 +92,80 @@ _POS = r"0*+(?:[1-9][0-9]*+\.?+[0-9]*+|\.0{0,20}+[1-9][0-9]*+)"
 _UNIT_V = r"(?:0*+\.[0-9]++|0++\.?+|0*+1(?:\.0*+)?+)"  # a plain number in [0, 1]
 _PAINT_V = r"(?:#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?|none|white|black)"
 _ANY = r'[^"<]*+'  # (a "<" is no value's: expat's error; see lower_skia_subset_text_intact)
-# One attribute of a drawing element, by name (factored by first letter: the regex engine
-# tries alternatives in turn). Geometry is plain numbers; width and height (of a rect, or
-# ignored on the others) > 0, so that no rect is removed for its size.
-_NOT_SIZE = (
-    rf'i(?:d="{_ANY}")'
-    rf'|f(?:ill="{_PAINT_V}"|ill-opacity="{_UNIT_V}"|ill-rule="{_ANY}")'
-    rf'|s(?:troke="{_PAINT_V}"|troke-width="{_POS}"|troke-opacity="{_UNIT_V}"'
-    rf'|troke-(?:linecap|linejoin|miterlimit|dasharray|dashoffset)="{_ANY}")'
-    rf'|x(?:1|2)?="{_NUM}"|y(?:1|2)?="{_NUM}"'
-    rf'|c(?:x|y)="{_NUM}"|r(?:x|y)?="{_NUM}"'
-    rf'|o(?:pacity="{_UNIT_V}")'
-    rf'|d="{_ANY}"|points="{_ANY}"|clip-rule="{_ANY}"'
+# A style of declarations that skia reads as it reads the same presentation attributes (its
+# SVG parser sets each declaration of a style attribute through the attribute's own parser, in
+# order): no whitespace, each value in a syntax of its attribute above, keywords for the rest.
+_DECL = (
+    rf"fill:{_PAINT_V}|stroke:{_PAINT_V}|stroke-width:{_POS}|stroke-miterlimit:{_NUM}"
+    rf"|(?:fill-|stroke-)?+opacity:{_UNIT_V}|fill-rule:(?:nonzero|evenodd)"
+    rf"|stroke-linecap:(?:butt|round|square)|stroke-linejoin:(?:miter|round|bevel)"
 )
-_A = rf'{_W}++(?:{_NOT_SIZE}|(?:width|height)="{_POS}")'
-# A rect: its attributes other than width and height around a width and a height, in either
-# order (every rect has both, so that none is removed for its size; XML allows no second one).
-# One pass over its attributes: two lookaheads for them cost the grammar 40 % of its time.
-_A_NOT_SIZE = rf"(?:{_W}++(?:{_NOT_SIZE}))*+"
-_WIDTH = rf'{_W}++width="{_POS}"'
-_HEIGHT = rf'{_W}++height="{_POS}"'
-_RECT = (
-    rf"rect{_A_NOT_SIZE}(?:{_WIDTH}{_A_NOT_SIZE}{_HEIGHT}|{_HEIGHT}{_A_NOT_SIZE}{_WIDTH})"
-    rf"{_A_NOT_SIZE}{_W}*+/>"
-)
-# The content of the root: whitespace and elements of the subset with those attributes only
-# (no style, transform, title or desc: those documents go to the tree), the shapes written as
-# empty elements.
-_BODY = re.compile(
-    rf"(?:{_W}++"
-    rf"|<(?:{_RECT}|(?:circle|ellipse|line|path|polygon|polyline)(?:{_A})*+{_W}*+/>)"
-    rf"|<g(?:{_A})*+{_W}*+/?+>|</g{_W}*+>"
-    rf")*+"
-).fullmatch
-_PROLOG = re.compile(rf"(?:{_W}++|<\?[^<>]*\?>)*+").fullmatch  # XML declaration, instructions
+_PLAIN_STYLE = rf'style="(?:{_DECL})(?:;(?:{_DECL}))*+;?+"'
+# The attributes of an element with such a style, besides it: no presentation attribute, so
+# that no declaration and attribute set the same property (where skia and the cascade may
+# differ on which one wins).
+_GEOMETRY = rf'{_W}++(?:id="{_ANY}"|d="{_ANY}"|points="{_ANY}"|c(?:x|y)="{_NUM}"|r(?:x|y)?="{_NUM}")'
+
+
+def _body_grammar(style: str, plain_style: bool) -> re.Pattern:
+    """The grammar of the root's content.
+
+    ``style``: an alternative for a style attribute among the others (or ""); ``plain_style``:
+    also a path, circle, ellipse, polygon, polyline or group whose attributes are a
+    :data:`_PLAIN_STYLE` and :data:`_GEOMETRY` (the style kept as it is: skia draws it as the
+    tree lowering's attributes; a circle or ellipse still becomes a path, with the style).
+    """
+    # One attribute of a drawing element, by name (factored by first letter: the regex engine
+    # tries alternatives in turn). Geometry is plain numbers; width and height (of a rect, or
+    # ignored on the others) > 0, so that no rect is removed for its size.
+    not_size = (
+        rf'i(?:d="{_ANY}")'
+        rf'|f(?:ill="{_PAINT_V}"|ill-opacity="{_UNIT_V}"|ill-rule="{_ANY}")'
+        rf'|s(?:troke="{_PAINT_V}"|troke-width="{_POS}"|troke-opacity="{_UNIT_V}"'
+        rf'|troke-(?:linecap|linejoin|miterlimit|dasharray|dashoffset)="{_ANY}"{style})'
+        rf'|x(?:1|2)?="{_NUM}"|y(?:1|2)?="{_NUM}"'
+        rf'|c(?:x|y)="{_NUM}"|r(?:x|y)?="{_NUM}"'
+        rf'|o(?:pacity="{_UNIT_V}")'
+        rf'|d="{_ANY}"|points="{_ANY}"|clip-rule="{_ANY}"'
+    )
+    a = rf'{_W}++(?:{not_size}|(?:width|height)="{_POS}")'
+    # A rect: its attributes other than width and height around a width and a height, in
+    # either order (every rect has both, so that none is removed for its size; XML allows no
+    # second one). One pass over its attributes: two lookaheads for them cost the grammar 40 %
+    # of its time.
+    a_not_size = rf"(?:{_W}++(?:{not_size}))*+"
+    width = rf'{_W}++width="{_POS}"'
+    height = rf'{_W}++height="{_POS}"'
+    rect = (
+        rf"rect{a_not_size}(?:{width}{a_not_size}{height}|{height}{a_not_size}{width})"
+        rf"{a_not_size}{_W}*+/>"
+    )
+    styled = ""
+    if plain_style:
+        around = rf"(?:{_GEOMETRY})*+{_W}++{_PLAIN_STYLE}(?:{_GEOMETRY})*+{_W}*+"
+        styled = rf"|(?:path|circle|ellipse|polygon|polyline){around}/>|g{around}/?+>"
+    # whitespace and elements of the subset with those attributes only (no transform, title or
+    # desc: those documents go to the tree), the shapes written as empty elements
+    return re.compile(
+        rf"(?:{_W}++"
+        rf"|<(?:{rect}|(?:circle|ellipse|line|path|polygon|polyline)(?:{a})*+{_W}*+/>{styled})"
+        rf"|<g(?:{a})*+{_W}*+/?+>|</g{_W}*+>"
+        rf")*+"
+    )
+
+
+# The content of the root: without style attributes (every Vector-Bench and RepairGen
+# scene); else with plain styles kept as they are (most of the SVGEditBench V2 emoji that
+# carry styles, Illustrator exports: ``<path style="fill:#8CAFBF;" d="..."/>``); else with any
+# style without "<", each read by :func:`.subset._style_declarations` in :func:`_unstyle`.
+_BODY = _body_grammar("", False).fullmatch
+_BODY_PLAIN_STYLES = _body_grammar("", True).fullmatch
+_BODY_STYLED = _body_grammar(rf'|tyle="{_ANY}"', False).fullmatch
+# A comment holding no "<" (XML allows no "--" in one, nor a "-" before its end; a "<" would
+# let a "<svg" inside it be read as the root's start by the search for it).
+_COMMENT = r"<!--(?:[^<-]|-[^<-])*+-->"
+# XML declaration, instructions, comments (Illustrator writes one before the root)
+_PROLOG = re.compile(rf"(?:{_W}++|<\?[^<>]*\?>|{_COMMENT})*+").fullmatch
 _ROOT_HEAD = re.compile(rf'svg(?:{_W}++[^\s="<>/]++="[^"<>]*+")*+{_W}*+/?').fullmatch
 _ROOT_END = re.compile(rf"</svg{_W}*+>{_W}*+").fullmatch
 # Whitespace between two tags.
@@ -169,6 +217,14 @@ _LINE_DROPPED = frozenset(("fill", "fill-opacity"))
 _CIRCLE_DROPPED = _ROUND_GEOMETRY | {"d"}  # a d on a circle is ignored; the path gets its own
 
 
+# A start tag with a style attribute (the body is of :data:`_BODY_STYLED`): its name, its
+# attributes and its end (``>`` or ``/>``).
+_STYLED_TAG = re.compile(
+    r'<([a-z]++)(?=(?:[ \t\n]++(?!style=)[^\s=]++="[^"]*+")*+[ \t\n]++style=)'
+    r'((?:[ \t\n]++[^\s=]++="[^"]*+")*+)[ \t\n]*+(/?+>)'
+).sub
+
+
 # Whether a rewrite left out text of the document that the output no longer shows (a removed
 # element, attributes read into a dict or left out): then the output's well-formedness is no
 # proof of the document's (:func:`lower_skia_subset_text_intact`). Per thread: a lowering runs
@@ -179,6 +235,24 @@ _STATE = threading.local()
 def _dropped() -> str:
     _STATE.dropped = True
     return ""
+
+
+def _unstyle(m: re.Match) -> str:
+    """A start tag with its style attribute applied over its attributes, as the tree lowering
+    does (:func:`.subset.lower_skia_subset`: the declarations win, the style is removed).
+
+    The value is read as lxml reads it (tabs and newlines as spaces) by the tree lowering's own
+    reader, :func:`.subset._style_declarations`; a style it refuses sets ``_STATE.refused``
+    (the caller then leaves the document to the tree).
+    """
+    name, attrs, end = m.group(1, 2, 3)
+    attrib = dict(_ATTR_DQ(attrs))
+    decls = _style_declarations(attrib.pop("style").translate(_NORMALISE_WS))
+    if decls is None:
+        _STATE.refused = True
+        return m.group(0)
+    attrib.update(decls)
+    return _start_tag(name, attrib, end == "/>")
 
 
 def _rewrite(m: re.Match) -> str:
@@ -317,13 +391,18 @@ def lower_skia_subset_text_intact(text: str, size: tuple[int, int]) -> tuple[byt
     if close < 0 or not _ROOT_HEAD(head):
         return none
     root_empty = head[-1] == "/"
+    styled = False
     if root_empty:
         if text[close + 1 :].strip(" \t\n"):
             return none
         body = ""
     else:
-        if end < close or not _ROOT_END(text, end) or not _BODY(text, close + 1, end):
+        if end < close or not _ROOT_END(text, end):
             return none
+        if not _BODY(text, close + 1, end) and not _BODY_PLAIN_STYLES(text, close + 1, end):
+            if not _BODY_STYLED(text, close + 1, end):
+                return none
+            styled = True
         body = text[close + 1 : end]
     # The root's attributes: as .subset._scan checks them.
     pairs = _ATTR_DQ(head)
@@ -358,6 +437,14 @@ def lower_skia_subset_text_intact(text: str, size: tuple[int, int]) -> tuple[byt
     ids = body.count('id="')
     body, removed = _UNUSED_ID("", body)
     intact = removed == ids and len(pairs) == len({k for k, _v in pairs})
+    if styled:
+        # each style applied over its element's attributes (and removed), as the tree does;
+        # not intact: two styles of one element would write an attribute twice, or not
+        _STATE.refused = False
+        body = _STYLED_TAG(_unstyle, body)
+        if _STATE.refused:
+            return none
+        intact = False
     _STATE.dropped = False
     if _LINE_WITH_FILL(body) is None:
         # no line has a fill of its own (XML allows no second one): each gets fill="none" in

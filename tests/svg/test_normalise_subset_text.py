@@ -99,6 +99,10 @@ ACCEPTED = [
      '<ellipse id="e" style="stroke:#000;stroke-opacity:1;fill-rule:evenodd" cx="5" cy="5" rx="4" ry="2"/>'
      '<path style="fill:#0f0;fill:#ff0" d="M1 1H4V4z"/><circle style="fill:#000" cx="1" cy="1" r="0"/></g>',
      'viewBox="0 0 10 10"'),
+    # Illustrator's enable-background: kept for skia (it reads no such property), or dropped
+    ('<g style="enable-background:new    ;"><path style="opacity:0.5;fill:#B4E1ED;enable-background:new    ;"'
+     ' d="M1 1L9 1L5 9z"/><path style="enable-background:new 0 0 1 1;stroke:#000" d="M1 1H9"/></g>'
+     '<rect style="enable-background:new;fill:#f00" width="3" height="3"/>', 'viewBox="0 0 10 10"'),
     # other styles applied over the attributes (the declarations win) and removed
     ('<path fill="#f00" style="fill:#00f" d="M1 1H9V9z"/><path style="fill:#00f" stroke="#f00" d="M2 2H8"/>',
      'viewBox="0 0 10 10"'),
@@ -149,7 +153,7 @@ def test_an_empty_root_and_a_root_without_viewbox():
 
 LEFT_TO_THE_TREE = [
     # styles the tree lowering refuses (a property or value outside the subset)
-    '<path style="fill:#f00;enable-background:new" d="M1 1H9V9z"/>',
+    '<path style="fill:#f00;enable-background:url(#a)" d="M1 1H9V9z"/>',
     '<rect width="4" height="4" style="fill:red"/>',
     '<circle cx="5" cy="5" r="2" style="fill:url(#a)"/>',
     '<path style="fill:#f00 !important" d="M1 1H9V9z"/>',

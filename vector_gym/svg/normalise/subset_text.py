@@ -99,6 +99,7 @@ _DECL = (
     rf"fill:{_PAINT_V}|stroke:{_PAINT_V}|stroke-width:{_POS}|stroke-miterlimit:{_NUM}"
     rf"|(?:fill-|stroke-)?+opacity:{_UNIT_V}|fill-rule:(?:nonzero|evenodd)"
     rf"|stroke-linecap:(?:butt|round|square)|stroke-linejoin:(?:miter|round|bevel)"
+    r"|enable-background:[a-z0-9. ]*+"  # Illustrator's; skia reads no such property, the tree drops it
 )
 _PLAIN_STYLE = rf'style="(?:{_DECL})(?:;(?:{_DECL}))*+;?+"'
 # The attributes of an element with such a style, besides it: no presentation attribute, so

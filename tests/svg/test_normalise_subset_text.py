@@ -99,6 +99,11 @@ ACCEPTED = [
      '<ellipse id="e" style="stroke:#000;stroke-opacity:1;fill-rule:evenodd" cx="5" cy="5" rx="4" ry="2"/>'
      '<path style="fill:#0f0;fill:#ff0" d="M1 1H4V4z"/><circle style="fill:#000" cx="1" cy="1" r="0"/></g>',
      'viewBox="0 0 10 10"'),
+    # lines with a plain style (no fill but none), with other lines with or without a fill
+    ('<line style="fill:none;stroke:#000;stroke-width:2;stroke-miterlimit:10;" x1="1" y1="1" x2="9" y2="9"/>'
+     '<line style="stroke:#f00;opacity:0.5" x1="1" y1="9" x2="9" y2="1"/>', 'viewBox="0 0 10 10"'),
+    ('<g fill="#f00"><line style="stroke:#00f" x1="0" y1="5" x2="10" y2="5"/><line x1="1" y2="9" fill="#0f0"'
+     ' stroke="#000"/></g>', 'viewBox="0 0 10 10"'),
     # Illustrator's enable-background: kept for skia (it reads no such property), or dropped
     ('<g style="enable-background:new    ;"><path style="opacity:0.5;fill:#B4E1ED;enable-background:new    ;"'
      ' d="M1 1L9 1L5 9z"/><path style="enable-background:new 0 0 1 1;stroke:#000" d="M1 1H9"/></g>'

@@ -95,26 +95,34 @@ _ANY = r'[^"<]*+'  # (a "<" is no value's: expat's error; see lower_skia_subset_
 # A style of declarations that skia reads as it reads the same presentation attributes (its
 # SVG parser sets each declaration of a style attribute through the attribute's own parser, in
 # order): no whitespace, each value in a syntax of its attribute above, keywords for the rest.
-_DECL = (
-    rf"fill:{_PAINT_V}|stroke:{_PAINT_V}|stroke-width:{_POS}|stroke-miterlimit:{_NUM}"
-    rf"|(?:fill-|stroke-)?+opacity:{_UNIT_V}|fill-rule:(?:nonzero|evenodd)"
+_DECL_SHARED = (
+    rf"stroke:{_PAINT_V}|stroke-width:{_POS}|stroke-miterlimit:{_NUM}"
+    rf"|(?:stroke-)?+opacity:{_UNIT_V}|fill-rule:(?:nonzero|evenodd)"
     rf"|stroke-linecap:(?:butt|round|square)|stroke-linejoin:(?:miter|round|bevel)"
     r"|enable-background:[a-z0-9. ]*+"  # Illustrator's; skia reads no such property, the tree drops it
 )
+_DECL = rf"fill:{_PAINT_V}|fill-opacity:{_UNIT_V}|{_DECL_SHARED}"
 _PLAIN_STYLE = rf'style="(?:{_DECL})(?:;(?:{_DECL}))*+;?+"'
+# A line's: no fill but none (a line gets fill="none", as in the tree lowering, after its style)
+_LINE_DECL = rf"fill:none|{_DECL_SHARED}"
+_PLAIN_LINE_STYLE = rf'style="(?:{_LINE_DECL})(?:;(?:{_LINE_DECL}))*+;?+"'
 # The attributes of an element with such a style, besides it: no presentation attribute, so
 # that no declaration and attribute set the same property (where skia and the cascade may
 # differ on which one wins).
-_GEOMETRY = rf'{_W}++(?:id="{_ANY}"|d="{_ANY}"|points="{_ANY}"|c(?:x|y)="{_NUM}"|r(?:x|y)?="{_NUM}")'
+_GEOMETRY = (
+    rf'{_W}++(?:id="{_ANY}"|d="{_ANY}"|points="{_ANY}"|c(?:x|y)="{_NUM}"|r(?:x|y)?="{_NUM}"'
+    rf'|x(?:1|2)?="{_NUM}"|y(?:1|2)?="{_NUM}")'
+)
 
 
 def _body_grammar(style: str, plain_style: bool) -> re.Pattern:
     """The grammar of the root's content.
 
     ``style``: an alternative for a style attribute among the others (or ""); ``plain_style``:
-    also a path, circle, ellipse, polygon, polyline or group whose attributes are a
-    :data:`_PLAIN_STYLE` and :data:`_GEOMETRY` (the style kept as it is: skia draws it as the
-    tree lowering's attributes; a circle or ellipse still becomes a path, with the style).
+    also a path, circle, ellipse, line, polygon, polyline or group whose attributes are a
+    :data:`_PLAIN_STYLE` (a line's: :data:`_PLAIN_LINE_STYLE`) and :data:`_GEOMETRY` (the
+    style kept as it is: skia draws it as the tree lowering's attributes; a circle or ellipse
+    still becomes a path, with the style, and a line gets ``fill="none"``).
     """
     # One attribute of a drawing element, by name (factored by first letter: the regex engine
     # tries alternatives in turn). Geometry is plain numbers; width and height (of a rect, or
@@ -144,7 +152,8 @@ def _body_grammar(style: str, plain_style: bool) -> re.Pattern:
     styled = ""
     if plain_style:
         around = rf"(?:{_GEOMETRY})*+{_W}++{_PLAIN_STYLE}(?:{_GEOMETRY})*+{_W}*+"
-        styled = rf"|(?:path|circle|ellipse|polygon|polyline){around}/>|g{around}/?+>"
+        line = rf"(?:{_GEOMETRY})*+{_W}++{_PLAIN_LINE_STYLE}(?:{_GEOMETRY})*+{_W}*+"
+        styled = rf"|(?:path|circle|ellipse|polygon|polyline){around}/>|line{line}/>|g{around}/?+>"
     # whitespace and elements of the subset with those attributes only (no transform, title or
     # desc: those documents go to the tree), the shapes written as empty elements
     return re.compile(

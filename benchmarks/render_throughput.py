@@ -221,6 +221,51 @@ substitution (no literal prefix: 26 -> 107 us); expat without namespace processi
 (54-56 us either way); one case-insensitive regex for the reference markers (64-126 us against
 10); a character-class regex for control characters (16 us against 2.5 for ``bytes.translate``).
 
+Session 8 (issue 16, V2 at 72 px). The V2 emoji exported by Illustrator (a comment before the
+root, ``version``, ``x="0px"``, ``xml:space`` and an ``enable-background`` style on it,
+``style="fill:#..."`` on the shapes) now take the text path: the parse-free acceptance and the
+text lowering admit comments without ``<`` before the root; a style of plain declarations on a
+shape, line or group without presentation attributes is kept for skia, which sets each
+declaration through the attribute's own parser (no Python per element); any other style is
+read by the tree lowering's reader and applied over the attributes (one Python call per
+element, then expat checks the text). Illustrator's ``enable-background`` in a shape's style
+is dropped by the subset (tree and text) as the walk drops it, instead of sending the
+document to the full normaliser (1.4-1.5 ms each). Of the 2,196 V2 documents, 1,983 are now
+lowered on the text (1,596 before; 375 with plain styles, 12 with others); of the 213 left,
+175 may refer (gradients, clip paths: the full normaliser), 35 have a transform or an empty
+rect (the tree lowering). Pixels: ``render_identity.py`` 23,178 of 23,178 identical; the 573
+V2 documents with styles below the root draw on the text path as with the tree lowering
+(at 24 and 72 px). ``--breakdown --corpora v2 --limit 150``, main | this tree (load 3.5):
+lowering 37 | 76 us per document of the corpus (109 | 141 on the text path), expat 6 | 10,
+tree path 139 | 78, ``render_many`` cold 433 | 370. ``--ab``, x1 cold, median of the rounds,
+main -> this tree, / raw skia in the same rounds:
+
+=============================  ================  ================  ================
+72 px, load 2.7-3.0            Vector-Bench      V2 emoji          RepairGen
+=============================  ================  ================  ================
+``--limit 60 --repeat 10``     0.496 -> 0.493    0.366 -> 0.409    0.502 -> 0.500
+(second run)                   0.492 -> 0.504    0.379 -> 0.406    0.497 -> 0.504
+``--limit 150 --repeat 20``                      0.327 -> 0.391
+=============================  ================  ================  ================
+
+(x1 cold images per CPU-second on V2: 2,723 -> 3,037 and 2,871 -> 3,078, 1.12x and 1.07x;
+1,891 -> 2,266 on 150 documents, 1.20x; the scenes unchanged, 0.995-1.024x. At 224 and 512 px,
+``--repeat 8``: V2 1.06x and 1.05x, / raw skia 0.67 -> 0.71 and 1.00 -> 1.05; the scenes
+0.99-1.04x.) The 0.6x aim at 72 px is still not met: 0.49-0.50 on the scenes, 0.39-0.41
+on V2. What is left on V2, in process, per document of the corpus: the path-data check of
+the lowering (:data:`vector_gym.svg.normalise.paths.PLAIN_D` in the rewrite's lookahead, about
+5 us a 300-character path: 26 us an emoji of the 60 sampled, 40 of the 150), the documents
+that may refer (6 % of them, 1.5 ms each in the full normaliser: 80-90 us per document of the
+corpus, the largest item, spread over the walk: no single cost to cut), and the pool's parent
+(22-31 us per image in 60-image batches; a worker's CPU per image is that of the same work in
+process). Measured and left: the path-data regex rewritten (separator as two alternatives,
+number's fraction grouped: 5.5-5.6 us a 307-character path against 5.2; even a one-class
+separator, which is not the grammar, gives only 4.5); skia's objects kept between images in
+``_draw_skia`` (each pybind11 call costs 0.1-0.9 us); circles written with relative arcs (0.45
+us a circle in Python against 1.06, about 10 us a scene, but a second moveto whose pixels are
+not provably skia's first form); a fast path of the cascade for ``style="fill:url(#id)"``
+(13.6 -> 0.4 us a style, but 436 of V2's 8,072 styles: about 2 us per document).
+
 Usage::
 
     .venv/bin/python benchmarks/render_throughput.py [--limit 150] [--sizes 72 224 512] [--repeat 3]

@@ -255,10 +255,16 @@ main -> this tree, / raw skia in the same rounds:
 on V2. What is left on V2, in process, per document of the corpus: the path-data check of
 the lowering (:data:`vector_gym.svg.normalise.paths.PLAIN_D` in the rewrite's lookahead, about
 5 us a 300-character path: 26 us an emoji of the 60 sampled, 40 of the 150), the documents
-that may refer (6 % of them, 1.5 ms each in the full normaliser: 80-90 us per document of the
-corpus, the largest item, spread over the walk: no single cost to cut), and the pool's parent
-(22-31 us per image in 60-image batches; a worker's CPU per image is that of the same work in
-process). Measured and left: the path-data regex rewritten (separator as two alternatives,
+that may refer (6 % of them: 80-90 us per document of the corpus, the largest item), and the
+pool's parent (22-31 us per image in 60-image batches; a worker's CPU per image is that of the
+same work in process). Of those documents' 1.4-1.6 ms, the routing test
+(:func:`vector_gym.svg.normalise.capability.skia_unsupported`) took 377 us: its first test, an
+XPath union, walked the tree once per branch, and a style attribute sent every document with
+styles through its twelve checks; one Python pass over the elements now gives both hints (54
+us; ``_prepare`` 20-38 us less per V2 document of the 150, in process, old and new alternated,
+three times, load 3.3; the same report on every bundled document). The rest is spread: the
+lxml parse 60 us, the reference checks of the pre-check about 140 (an XPath each), the failed
+subset scan 50, the full normaliser's walk about 950 (per element, no single cost to cut). Measured and left: the path-data regex rewritten (separator as two alternatives,
 number's fraction grouped: 5.5-5.6 us a 307-character path against 5.2; even a one-class
 separator, which is not the grammar, gives only 4.5); skia's objects kept between images in
 ``_draw_skia`` (each pybind11 call costs 0.1-0.9 us); circles written with relative arcs (0.45

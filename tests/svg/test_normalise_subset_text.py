@@ -229,6 +229,14 @@ def test_hostile_values_are_matched_in_linear_time():
         assert lower_skia_subset_text(_svg(f'<rect {bad} height="1" width="1"/>'), (8, 8)) is None
     many = _svg('<rect width="1" height="1"/>' * 5000 + '<rect width="1" height="1" q="1"/>')
     assert lower_skia_subset_text(many, (8, 8)) is None
+    # styles: long ones, and many styled elements before one the grammars refuse
+    for body in (
+        '<path style="' + "fill:#fff;" * n + 'x" d="M0 0"/>',
+        '<path style="fill:#fff' + "f" * n + '" d="M0 0"/>',
+        "<path" + ' id="a"' * n + ' style="fill:#f00" q="1"/>',
+        '<path style="fill:#f00"/>' * 5000 + '<path style="fill:red"/>',
+    ):
+        assert lower_skia_subset_text(_svg(body), (8, 8)) is None
     # a rect's attributes are read once for each order of width and height, at most
     for rect in ('<rect width="1"' + ' x="1"' * n + "/>", '<rect height="1"' + ' x="1"' * n + ' width="0"/>'):
         assert lower_skia_subset_text(_svg(rect * 20), (8, 8)) is None

@@ -233,7 +233,8 @@ is dropped by the subset (tree and text) as the walk drops it, instead of sendin
 document to the full normaliser (1.4-1.5 ms each). Of the 2,196 V2 documents, 1,983 are now
 lowered on the text (1,596 before; 375 with plain styles, 12 with others); of the 213 left,
 175 may refer (gradients, clip paths: the full normaliser), 35 have a transform or an empty
-rect (the tree lowering). Pixels: ``render_identity.py`` 23,178 of 23,178 identical; the 573
+rect (the tree lowering). Pixels: ``render_identity.py`` 23,178 of 23,178 identical
+(``repairgen_identity.py``: 5,700 tasks identical); the 573
 V2 documents with styles below the root draw on the text path as with the tree lowering
 (at 24 and 72 px). ``--breakdown --corpora v2 --limit 150``, main | this tree (load 3.5):
 lowering 37 | 76 us per document of the corpus (109 | 141 on the text path), expat 6 | 10,

@@ -292,7 +292,7 @@ Session 10 (no code change kept). Cold profile at the start (py-spy, 5 fresh pro
 samples inside ``score``): lxml's parse 15% and the tree's free on return ~4%, the path checks
 26% (sampling 13%, D(A, B) 10%), validity 16% (first readings of new values 8%), ``parse_node``'s
 own walk 7.5%, the V/C walk 3%, the report dataclasses' ``__init__`` 2%. Per-call timers in the
-cold pass: D(A, B) 100-111 us (289 calls; by stage: ``left`` 5, ``errstate`` 5, the product 21,
+cold pass: D(A, B) 91-111 us (289 calls; by stage: ``left`` 5, ``errstate`` 5, the product 21,
 squares 14, the two argmins 23, partner differences, hypot, sort and sum 31), sampling an
 ``M`` + 2-7 cubics path 146 us (154 calls: Gauss lengths ~70, placement 27, points 33), a new
 ``d``'s verdict 54 us (13.6 warm: everything runs 2-4x slower cold than in a loop). Tried, none
@@ -317,17 +317,20 @@ faster beyond noise, all left out:
 - a float32 grid, as a bound on what less grid memory could give (not exact; an experiment
   only): no change outside the noise of the per-call timers (113-150 against 115-236 us).
 
-This benchmark, ``--rounds 3`` (this tree's code is main's; load average 1.9-3.5, another
-engineer's benchmark on the other core):
+This benchmark, ``--rounds 3``, twice (this tree's code is main's; other engineers' benchmarks
+on the other core):
 
 ============  =====================  =====================  ==================
 run           quiet: ours/s, x ref,  one busy core: same    under load / quiet
               floor/ours
 ============  =====================  =====================  ==================
-main          2,288, 89.4x, 5.9x     2,203, 86.0x, 6.0x     0.96
+main          2,288, 89.4x, 5.9x     2,203, 86.0x, 6.0x     0.96 (load 1.9-3.5)
+main          2,111, 85.1x, 6.0x     1,989, 81.9x, 6.1x     0.94 (load 2.7-3.7)
 ============  =====================  =====================  ==================
 
-The issue's 6x is met in this run at the threshold, not with a margin. What is left is cold
+(Floor: 13,433 and 13,231/s in the first run, 12,751 and 12,073/s in the second.) The issue's
+6x is met at the threshold in the first run and missed by 0.1 under load in the second: not
+reliably. What is left is cold
 interpreted work and cold NumPy calls spread over the parse, sampling, D(A, B) and validity,
 none above ~11%, and reshuffling NumPy or Python calls no longer moves it: the next step is
 compiled code (a nearest-neighbour kernel, the path reader).

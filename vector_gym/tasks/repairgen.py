@@ -44,7 +44,7 @@ import hashlib
 import json
 import threading
 from collections import Counter, deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -327,11 +327,11 @@ class RepairGenerator:
     def _corrupt(self, prep: PreparedSource, n: int, rng: np.random.Generator) -> _Built | None:
         cfg = self.config
         source = copy.deepcopy(prep.root)
+        src_ids = _copy_index(source, _elements(prep))  # kept for the task: operators update it
         # The target is the clean tree itself until an operator must write it (only ``opacity``
         # does: it states the clean opacity), then a copy; every other operator only reads it.
         target = prep.root
         tgt_ids: Mapping[str, Any] = MappingProxyType(_elements(prep))
-        src_ids = _index(source)  # kept for the task: the operators update it as they edit
         taken = set(prep.ids)
         area = prep.width * prep.height
         by_render = cfg.visibility == "render" and clean_image(prep) is not None
@@ -346,7 +346,8 @@ class RepairGenerator:
             op = cfg.operators[int(rng.integers(len(cfg.operators)))]
             if prep.by_op is None:  # eligibility depends on the clean source only
                 prep.by_op = {o: [c for c in prep.candidates if eligible(o, c)] for o in OPERATORS}
-            pool = [c for c in prep.by_op[op] if c.id not in used]
+            # (before the first accepted corruption nothing is used: the list itself, uncopied)
+            pool = [c for c in prep.by_op[op] if c.id not in used] if used else prep.by_op[op]
             if not pool:
                 continue
             cand = pool[int(rng.integers(len(pool)))]
@@ -357,17 +358,20 @@ class RepairGenerator:
             # writes nothing else; an insertion is placed among its siblings, so it gets the
             # whole scene); a whole render rebuilds the whole trial (``whole``).
             trial_rng = _copy_rng(rng)
-            alone = copy.deepcopy(prep.root) if op == "insert" else _partial_copy(prep, cand.id)
-            alone_target = _partial_copy(prep, cand.id) if op == "opacity" else target
+            if op == "insert":
+                alone = copy.deepcopy(prep.root)
+                # an insertion's trial looks one id up in its whole copy of the scene: by XPath,
+                # not by reading every id of it (the same element: the first of that id)
+                alone_ids = _IdIndex(alone, read_all=False)
+            else:
+                alone, alone_ids = _partial_copy(prep, cand.id)
             alone_ctx = self._ctx(
                 prep,
                 alone,
-                alone_target,
+                _partial_copy(prep, cand.id)[0] if op == "opacity" else target,
                 set(taken),
                 None if op == "opacity" else tgt_ids,
-                # an insertion's trial looks one id up in its whole copy of the scene: by XPath,
-                # not by reading every id of it (the same element: the first of that id)
-                _IdIndex(alone, read_all=False) if op == "insert" else None,
+                alone_ids,
             )
             trial = apply_operator(op, alone_ctx, cand, trial_rng)
             if trial is None or trial.changed_area < min_area:
@@ -405,7 +409,7 @@ class RepairGenerator:
             else:
                 if op == "opacity" and target is prep.root:
                     target = copy.deepcopy(prep.root)
-                    tgt_ids = _index(target)
+                    tgt_ids = _copy_index(target, _elements(prep))
                 ctx = self._ctx(prep, source, target, taken, tgt_ids, src_ids)
                 corr = apply_operator(op, ctx, cand, rng)
                 if corr is None:  # cannot happen (same state, same draws); keep it consistent
@@ -621,15 +625,19 @@ def _clean_text(prep: PreparedSource) -> str:
     return prep.text
 
 
-def _partial_copy(prep: PreparedSource, part: str) -> Any:
-    """A copy of the clean scene holding only element ``part`` (whole) and its ancestors."""
+def _partial_copy(prep: PreparedSource, part: str) -> tuple[Any, dict[str, Any]]:
+    """A copy of the clean scene holding only element ``part`` (whole) and its ancestors, and
+    its id index (:func:`_copy_index`)."""
     _elements(prep)
-    # the reduced copy is built once per element and kept untouched; each trial gets a deep
-    # copy of it (one C call: the same tree as building it again, a fraction of the time)
+    # the reduced copy is built once per element and kept untouched, with its ids in document
+    # order; each trial gets a deep copy of it (one C call: the same tree as building it
+    # again, a fraction of the time)
     kept = prep.partials.get(part)
     if kept is None:
-        kept = prep.partials[part] = reduced_copy(prep.root, [prep.elements[part]])
-    return copy.deepcopy(kept)
+        small = reduced_copy(prep.root, [prep.elements[part]])
+        kept = prep.partials[part] = (small, tuple(first_by_id(small)))
+    tree = copy.deepcopy(kept[0])
+    return tree, _copy_index(tree, kept[1])
 
 
 #: Operators that only set attributes of the candidate element itself (no other element, no
@@ -715,6 +723,27 @@ class _IdIndex(dict):
 
 def _index(root: Any) -> dict[str, Any]:
     return _IdIndex(root)
+
+
+_WITH_ID = etree.XPath("descendant-or-self::*[@id]")
+
+
+def _copy_index(root: Any, ids: Iterable[str]) -> dict[str, Any]:
+    """The id index of ``root``, a fresh deep copy of a tree whose ids in document order are
+    ``ids`` (each once, as :func:`first_by_id` lists them), read at once: the k-th element of
+    the copy with an ``id`` attribute is the k-th id's where their counts agree (then no id is
+    repeated or empty), in one XPath call instead of :class:`_IdIndex`'s Python pass on its
+    first miss. The same map that pass gives on the untouched copy (every operator looks its
+    element up before it writes the tree); a later miss is an XPath look-up, as after that pass.
+    Elsewhere an :class:`_IdIndex` that reads on its first miss.
+    """
+    ids = tuple(ids)
+    els = _WITH_ID(root)
+    if len(els) != len(ids):
+        return _IdIndex(root)
+    index = _IdIndex(root, read_all=False)
+    index.update(zip(ids, els, strict=True))
+    return index
 
 
 def _opposite(dx: float, dy: float) -> str:

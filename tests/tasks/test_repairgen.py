@@ -555,3 +555,71 @@ def test_respell_path_equals_the_respelling_by_scan_path_fields():
     got = [respell_path(v) for v in values]
     assert got == [by_fields(v) for v in values]
     assert None in got and sum(g is not None for g in got) > 2000
+
+
+def test_referencing_takes_local_references_and_their_ancestors():
+    """repairgen._referencing finds its elements by one XPath pass (a superset, tested in
+    Python): the ids of elements holding ``url(#x)`` or an ``href`` starting with ``#`` (blanks
+    around it allowed), and their ancestors; not ``url(x)`` without ``#``, not ``href="x"``,
+    not an element without an id; the same sets as a test of every element on bundled sources."""
+    import vector_gym.tasks.repairgen as rg
+    from vector_gym.tasks.repairgen_sources import prepare_source
+
+    root = parse_svg(
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+        'id="root"><defs id="d"><linearGradient id="lg"/></defs>'
+        '<g id="g1"><g><rect id="a" fill="url(#lg)"/></g></g>'
+        '<g id="g2"><use id="u" xlink:href=" #a"/><use id="v" href="a"/></g>'
+        '<g id="g3"><rect id="b" fill="url(lg)"/><rect clip-path="url( #lg )"/></g>'
+        '<rect id="c" data-href="#a"/><rect id="e" style="fill:url(#lg)"/></svg>'
+    )
+    assert rg._referencing(root) == {"root", "g1", "a", "g2", "u", "g3", "c", "e"}
+    assert rg._referencing(parse_svg('<svg xmlns="http://www.w3.org/2000/svg"><rect/></svg>')) == set()
+
+    def every_element(root):
+        out = set()
+        for el in root.iter():
+            if isinstance(el.tag, str) and any(
+                ("url(" in v and "#" in v) or (k.endswith("href") and v.strip().startswith("#"))
+                for k, v in el.attrib.items()
+            ):
+                out.update(a.get("id") for a in el.iterancestors() if a.get("id"))
+                if el.get("id"):
+                    out.add(el.get("id"))
+        return out
+
+    found = 0
+    for s in load_sources(("vector_bench", "svgeditbench")):
+        prep = prepare_source(s)
+        if prep is not None:
+            got = rg._referencing(prep.root)
+            assert got == every_element(prep.root), s.source_id
+            found += bool(got)
+    assert found > 100
+
+
+def test_copy_index_is_the_index_read_on_a_first_miss():
+    """repairgen._copy_index reads a whole-scene copy's ids at once (one XPath call, zipped with
+    the clean ids): the same map as _IdIndex's pass on its first miss; a tree with a repeated or
+    empty id falls back to that pass."""
+    import copy
+
+    import vector_gym.tasks.repairgen as rg
+    from vector_gym.tasks.repairgen_sources import prepare_source
+
+    for s in load_sources(("vector_bench", "svgeditbench"))[::25]:
+        prep = prepare_source(s)
+        if prep is None:
+            continue
+        tree = copy.deepcopy(prep.root)
+        fast = rg._copy_index(tree, rg._elements(prep))
+        slow = rg._IdIndex(tree)
+        slow[next(iter(rg._elements(prep)))]  # the first miss: reads every id
+        assert list(fast.items()) == list(slow.items()), s.source_id
+        assert all(fast[i].get("id") == i for i in fast)
+    root = parse_svg(
+        '<svg xmlns="http://www.w3.org/2000/svg"><rect id="a"/><rect id="a" x="1"/>'
+        '<rect id=""/><rect id="b"/></svg>'
+    )
+    index = rg._copy_index(root, rg.first_by_id(root))
+    assert index["a"] is root[0] and index["b"] is root[3]

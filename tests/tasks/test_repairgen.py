@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import replace
 
 import pytest
@@ -623,3 +624,30 @@ def test_copy_index_is_the_index_read_on_a_first_miss():
     )
     index = rg._copy_index(root, rg.first_by_id(root))
     assert index["a"] is root[0] and index["b"] is root[3]
+
+
+def test_respell_fast_reading_is_used_for_paths_without_arcs():
+    """respell_path reads a path without arcs by one findall per command (_respell_fast): it
+    takes most bundled paths, and its text is the field-by-field respelling's; a shorthand such
+    as 0.5.5 is split, a read that stops early is left to the span reading."""
+    import re
+
+    from vector_gym.tasks.repairgen_paths import _respell_fast
+
+    values = []
+    for s in load_sources(("vector_bench", "svgeditbench")):
+        values += re.findall(r'\sd="([^"]*)"', s.svg)
+    arc_free = [v for v in values if "a" not in v.lower() and path_points(v) is not None]
+    fast = [v for v in arc_free if _respell_fast(v) is not None]
+    assert len(fast) == len(arc_free) > 5000
+    assert all(_respell_fast(v) == " ".join(scan_path_texts(v)) for v in fast[::7])
+    assert _respell_fast("M0.5.5L-1-2 3e2,4z") == "M 0.5 .5 L -1 -2 3e2 4 z"
+    assert respell_path("M0.5.5L-1-2 3e2,4z") == "M 0.5 .5 L -1 -2 3e2 4 z"
+    assert _respell_fast("M0 0L1 x") is None
+
+
+def scan_path_texts(d):
+    """Command letters and number texts of ``d`` in text order, from scan_path's fields."""
+    fields = scan_path(d)[0]
+    letters = [(m.start(), m.group()) for m in re.finditer(r"[MmZzLlHhVvCcSsQqTt]", d)]
+    return [t for _s, t in sorted(letters + [(f.start, d[f.start : f.end]) for f in fields])]

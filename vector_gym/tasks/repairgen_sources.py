@@ -398,7 +398,8 @@ def _structurally_valid(root: Any, valid_d: set[str] = frozenset()) -> bool:
                 return False
             if name == "href" and value.strip().startswith("#") and value.strip()[1:] not in ids:
                 return False
-            for m in _URL_REF.finditer(value):
+            # (a reference needs "url(": most values, path data above all, hold no "(")
+            for m in _URL_REF.finditer(value) if "(" in value else ():
                 if m.group(1) not in ids:
                     return False
         if local(el.tag) == "style" and el.text:
@@ -470,7 +471,8 @@ def prepare_source(source: CleanSource) -> PreparedSource | None:
         if not isinstance(el.tag, str):
             continue
         for key, value in el.attrib.items():
-            referenced.update(m.group(1) for m in _URL_REF.finditer(value))
+            if "(" in value:  # as in _structurally_valid
+                referenced.update(m.group(1) for m in _URL_REF.finditer(value))
             if key.rsplit("}", 1)[-1] == "href" and value.strip().startswith("#"):
                 referenced.add(value.strip()[1:])
     candidates = []

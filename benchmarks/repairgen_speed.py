@@ -230,6 +230,57 @@ gradients (the full normaliser, 4.6 ms each). Every generated task is unchanged:
 ``benchmarks/repairgen_identity.py --compare`` on the hashes written on main: identical (5,700
 tasks of eight configurations).
 
+Session 9 (issue 16 item 5 again; py-spy and stage timers on the warm phase of main ce32dbf).
+A warm task spent about 11% in ``prepare_source`` (a third of it reading path numbers), 6% in
+the clean render, 4-5% in candidate exposures, 7% in whole renders of scenes with gradients
+(124 per 1,000 tasks; only 42 of them were invisible trials a footprint could have decided), 7%
+in tree copies and 4% in the id index's first Python pass. What was cut:
+
+- preparation: a value is searched for ``url(`` references only when it holds a ``(`` (path
+  data never does), a path without arcs is respelled from one ``findall`` per command
+  (``_respell_fast``: 11,508 of the 11,573 bundled paths; tested equal to the span reading),
+  ``_points_fast`` reads numbers inline (0.50 -> 0.47 s for the bundled paths),
+  ``analyse_element`` reads a path's points once for its box; preparing all 2,148 sources with
+  cold caches 2.04 -> 1.70 s (median of alternating runs);
+- the source's (and an opacity target's) id index is read by one XPath call zipped with the
+  clean ids (``_copy_index``; 11 -> 4 us a scene; the trial copies of about two elements keep
+  the Python pass, which is faster there: 1.8 against 2.5 us);
+- ``_referencing`` tests only the elements one XPath pass finds with a candidate attribute
+  (101 -> 63 us a scene with references);
+- ``_union`` finds the non-zero words of a bool compare (numpy's ``nonzero`` on a uint32 canvas
+  took 21 us, on the bool array 3.5 us);
+- the candidate pool is the eligibility list itself until a corruption is accepted.
+
+Measured and not used: counting changed pixels over the union's box by slicing instead of the
+union's indices (slower: 10-115 us against 5-31 us, the box's slices are not contiguous); the
+XPath-zipped id index for trial copies (slower, above). Counted and not built: exposures bounded
+by the footprint at 0.03 (only 4 of the 39 exposures under it per 1,000 tasks have a small
+enough footprint); the footprint bound for scenes with gradients (it could skip at most the 42
+whole renders above, about 2% of a warm task, and its proof does not carry over to references,
+markers and filters); a reduced copy for insertion trials instead of the whole scene (about
+1.5%; the stray's place depends on the root's last child). A warm task is still about 30% first use of a source (C-heavy: skia
+parses and draws of the clean scene, its segments and touch boxes, the exposures).
+
+Results (``--compare-with`` main ce32dbf, two runs of 2 rounds each, N = 1000, CPU seconds, on 2
+cores shared with other work; first run at load 2.9-3.3, second at 1.0-3.3)::
+
+    configuration              main    after   ratio  |  main    after   ratio
+    default cold               210.9   208.4   0.99   |  199.7   195.3   0.98
+    default warm               233.4   253.4   1.09   |  235.4   227.9   0.97
+    default steady             287.2   302.2   1.05   |  270.9   278.1   1.03
+    dense warm                 126.9   119.5   0.94   |  125.4   119.6   0.95
+    geometric warm             851.2   780.5   0.92   |  806.5   810.0   1.00
+    lxml parse+serialise      8250.7  8317.6          | 8333.2  8140.3   (same-run anchor)
+    prepare every source (s)   1.43    1.14           |  1.52    1.26
+
+Alternating fresh-process runs of one measurement alone: warm (5 each, load 1.7-2.3) main
+median 240, after 246 (means 240 and 245); dense warm (3 each, load 1.0-1.5) medians 111 and
+112; geometric warm (3 each) main 589-612, after 605-661. So preparation is 17-20% cheaper and
+steady 3-5% faster, while the warm gain (about 2%) is inside this machine's run-to-run noise
+(+-5%). The target (300 warm) is not met. Every generated task is unchanged:
+``benchmarks/repairgen_identity.py --compare`` on the hashes written on main: identical (5,700
+tasks of eight configurations).
+
 Usage::
 
     .venv/bin/python benchmarks/repairgen_speed.py [--n 1000]

@@ -651,3 +651,25 @@ def scan_path_texts(d):
     fields = scan_path(d)[0]
     letters = [(m.start(), m.group()) for m in re.finditer(r"[MmZzLlHhVvCcSsQqTt]", d)]
     return [t for _s, t in sorted(letters + [(f.start, d[f.start : f.end]) for f in fields])]
+
+
+def test_insertion_trials_on_a_reduced_copy_equal_trials_on_the_whole_scene(monkeypatch):
+    """An insertion's trial runs on a copy holding only its element, the root's last child and
+    their ancestors (repairgen._insertion_copy) instead of the whole scene: tasks with
+    insertions (duplicates and stray marks, visible and invisible trials) are the same, field
+    by field, as with the whole scene copied for every insertion trial."""
+    import copy
+    from collections import Counter
+
+    import vector_gym.tasks.repairgen as rg
+
+    cfg = RepairGenConfig(split="all", max_repairs=6, operators=("insert", "recolor_fill", "delete"))
+    fast = [RepairGenerator(cfg, seed=5)[i] for i in range(100)]
+    kinds = Counter(d for t in fast for d in t.meta()["defects"])
+    assert kinds["insert_duplicate"] >= 20 and kinds["insert_stray"] >= 20, kinds
+    monkeypatch.setattr(rg, "_insertion_copy", lambda prep, part: copy.deepcopy(prep.root))
+    slow = [RepairGenerator(cfg, seed=5)[i] for i in range(100)]
+    for a, b in zip(fast, slow, strict=True):
+        assert a.source_svg == b.source_svg, a.task_id
+        assert a.meta()["visible_fraction"] == b.meta()["visible_fraction"], a.task_id
+        assert a == b, a.task_id

@@ -355,10 +355,11 @@ class RepairGenerator:
             # visible one is then applied (same random draws, same result) to the task's trees.
             # Each element is corrupted at most once, so its state is clean in both.
             # The trial runs on the element and its ancestors alone (an operator reads and
-            # writes nothing else; an insertion is placed among its siblings, so it gets the
-            # whole scene); a whole render rebuilds the whole trial (``whole``).
+            # writes nothing else; an insertion is placed after the element or after the
+            # root's last child, so it gets those too: _insertion_copy); a whole render
+            # rebuilds the whole trial (``whole``).
             trial_rng = _copy_rng(rng)
-            alone = copy.deepcopy(prep.root) if op == "insert" else _partial_copy(prep, cand.id)
+            alone = _insertion_copy(prep, cand.id) if op == "insert" else _partial_copy(prep, cand.id)
             alone_target = _partial_copy(prep, cand.id) if op == "opacity" else target
             alone_ctx = self._ctx(
                 prep,
@@ -366,8 +367,8 @@ class RepairGenerator:
                 alone_target,
                 set(taken),
                 None if op == "opacity" else tgt_ids,
-                # an insertion's trial looks one id up in its whole copy of the scene: by XPath,
-                # not by reading every id of it (the same element: the first of that id)
+                # an insertion's trial looks one id up in its copy: by XPath, not by reading
+                # every id of it (the same element: the first of that id)
                 _IdIndex(alone, read_all=False) if op == "insert" else None,
             )
             trial = apply_operator(op, alone_ctx, cand, trial_rng)
@@ -632,6 +633,30 @@ def _partial_copy(prep: PreparedSource, part: str) -> Any:
     if kept is None:
         kept = prep.partials[part] = reduced_copy(prep.root, [prep.elements[part]])
     return copy.deepcopy(kept)
+
+
+def _insertion_copy(prep: PreparedSource, part: str) -> Any:
+    """A copy of the clean scene for an insertion trial on element ``part``: only ``part``
+    (whole), the root's last child (whole) and their ancestors; the whole scene where that
+    last child is not an element.
+
+    ``op_insert`` reads and writes nothing else: a duplicate goes right after ``part``, a stray
+    mark after the root's last child (taking its tail), and the trial's visibility check reads
+    the trial only through the changed and inserted elements, their ancestors and the id of
+    each inserted element's previous sibling, which are the same here (a render that cannot
+    splice rebuilds the whole trial). Built once per element, like :func:`_partial_copy`.
+    """
+    _elements(prep)
+    key = (part, "insert")  # (the partial copies' cache; their keys are plain ids)
+    kept = prep.partials.get(key)
+    if kept is None:
+        last = prep.root[-1] if len(prep.root) else None
+        if last is None or not isinstance(last.tag, str):
+            kept = False
+        else:
+            kept = reduced_copy(prep.root, [prep.elements[part], last])
+        prep.partials[key] = kept
+    return copy.deepcopy(prep.root if kept is False else kept)
 
 
 #: Operators that only set attributes of the candidate element itself (no other element, no

@@ -144,7 +144,9 @@ class PreparedSource:
     by_op: Any = None  # operator -> candidates it may apply to (repairgen_ops.eligible), lazily
     render_form: Any = None  # clean render form for incremental trial renders (repairgen_visibility)
     elements: Any = None  # id -> element of ``root`` (built on first use)
-    partials: Any = None  # id -> reduced copy of ``root`` holding that element (kept pristine)
+    #: id -> reduced copy of ``root`` holding that element (kept pristine); (id, "insert") -> the
+    #: copy for an insertion trial on it (repairgen._insertion_copy; False: the whole scene)
+    partials: Any = None
     text: Any = None  # serialise(root), kept (the target text of most tasks)
     referencing: Any = None  # ids holding a local reference, and their ancestors (repairgen)
     #: held while a visibility trial edits ``render_form`` in place (repairgen_visibility): a

@@ -230,6 +230,63 @@ gradients (the full normaliser, 4.6 ms each). Every generated task is unchanged:
 ``benchmarks/repairgen_identity.py --compare`` on the hashes written on main: identical (5,700
 tasks of eight configurations).
 
+Session 9 (issue 16 item 5 again; py-spy and stage timers on the warm phase of main ce32dbf).
+A warm task spent about 11% in ``prepare_source`` (a third of it reading path numbers), 6% in
+the clean render, 4-5% in candidate exposures, 7% in whole renders of scenes with gradients
+(124 per 1,000 tasks; only 42 of them were invisible trials a footprint could have decided), 7%
+in tree copies and 4% in the id index's first Python pass. What was cut:
+
+- preparation: a value is searched for ``url(`` references only when it holds a ``(`` (path
+  data never does), a path without arcs is respelled from one ``findall`` per command
+  (``_respell_fast``: 11,508 of the 11,573 bundled paths; tested equal to the span reading),
+  ``_points_fast`` reads numbers inline (0.50 -> 0.47 s for the bundled paths),
+  ``analyse_element`` reads a path's points once for its box; preparing all 2,148 sources with
+  cold caches 2.04 -> 1.70 s (median of alternating runs);
+- the source's (and an opacity target's) id index is read by one XPath call zipped with the
+  clean ids (``_copy_index``; 11 -> 4 us a scene; the trial copies of about two elements keep
+  the Python pass, which is faster there: 1.8 against 2.5 us);
+- ``_referencing`` tests only the elements one XPath pass finds with a candidate attribute
+  (101 -> 63 us a scene with references);
+- ``_union`` finds the non-zero words of a bool compare (numpy's ``nonzero`` on a uint32 canvas
+  took 21 us, on the bool array 3.5 us);
+- an insertion's trial runs on a kept copy of its element, the root's last child and their
+  ancestors (``_insertion_copy``) instead of a deep copy of the whole scene (the copies of 1,000
+  warm tasks 62 -> 40 ms; tasks tested equal to whole-scene trials);
+- the candidate pool is the eligibility list itself until a corruption is accepted.
+
+Measured and not used: counting changed pixels over the union's box by slicing instead of the
+union's indices (slower: 10-115 us against 5-31 us, the box's slices are not contiguous); the
+XPath-zipped id index for trial copies (slower, above). Counted and not built: exposures bounded
+by the footprint at 0.03 (only 4 of the 39 exposures under it per 1,000 tasks have a small
+enough footprint); the footprint bound for scenes with gradients (it could skip at most the 42
+whole renders above, about 2% of a warm task, and its proof does not carry over to references,
+markers and filters). A warm task is still about 30% first use of a source (C-heavy: skia
+parses and draws of the clean scene, its segments and touch boxes, the exposures).
+
+Results (``--compare-with`` main ce32dbf, N = 1000, CPU seconds, 2 rounds per run, on 2 cores
+shared with other work). Runs A and B without the insertion copy (load 2.9-3.3 and 1.0-1.5),
+run C with everything above (load 0.7-1.0)::
+
+    configuration             A: main  after  |  B: main  after  |  C: main  after  ratio
+    default cold               210.9   208.4  |   199.7   195.3  |   198.9   203.4   1.02
+    default warm               233.4   253.4  |   235.4   227.9  |   228.0   228.0   1.00
+    default steady             287.2   302.2  |   270.9   278.1  |   278.0   287.1   1.03
+    dense warm                 126.9   119.5  |   125.4   119.6  |   119.6   124.4   1.04
+    geometric warm             851.2   780.5  |   806.5   810.0  |   829.6   848.7   1.02
+    lxml parse+serialise      8250.7  8317.6  |  8333.2  8140.3  |  8447.8  8271.1
+    prepare every source (s)   1.43    1.14   |   1.52    1.26   |   1.46    1.21
+
+Alternating fresh-process runs of the warm measurement alone, everything above, load 1.0: main
+226, 240, 241, 247, 245; after 237, 243, 247, 248, 251 (medians 241 and 247, after ahead in
+each of the five pairs; 1.03x). Without the insertion copy (load 1.7-2.3): medians 240 and 246.
+Dense warm alone (3 each, load 1.0-1.5): medians 111 and 112; geometric warm alone: main 589-612,
+after 605-661. So preparation is 17-20% cheaper, steady 3% faster and warm about 3% faster (a
+gain inside a single run's noise of +-5% on this shared machine, seen in the paired runs). The
+target (300 warm) is not met: main itself measured 226-247 warm here, the anchor 38% under the
+quiet machine's. Every generated task is unchanged:
+``benchmarks/repairgen_identity.py --compare`` on the hashes written on main: identical (5,700
+tasks of eight configurations).
+
 Usage::
 
     .venv/bin/python benchmarks/repairgen_speed.py [--n 1000]

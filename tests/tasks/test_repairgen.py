@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import replace
 
 import pytest
@@ -555,3 +556,120 @@ def test_respell_path_equals_the_respelling_by_scan_path_fields():
     got = [respell_path(v) for v in values]
     assert got == [by_fields(v) for v in values]
     assert None in got and sum(g is not None for g in got) > 2000
+
+
+def test_referencing_takes_local_references_and_their_ancestors():
+    """repairgen._referencing finds its elements by one XPath pass (a superset, tested in
+    Python): the ids of elements holding ``url(#x)`` or an ``href`` starting with ``#`` (blanks
+    around it allowed), and their ancestors; not ``url(x)`` without ``#``, not ``href="x"``,
+    not an element without an id; the same sets as a test of every element on bundled sources."""
+    import vector_gym.tasks.repairgen as rg
+    from vector_gym.tasks.repairgen_sources import prepare_source
+
+    root = parse_svg(
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+        'id="root"><defs id="d"><linearGradient id="lg"/></defs>'
+        '<g id="g1"><g><rect id="a" fill="url(#lg)"/></g></g>'
+        '<g id="g2"><use id="u" xlink:href=" #a"/><use id="v" href="a"/></g>'
+        '<g id="g3"><rect id="b" fill="url(lg)"/><rect clip-path="url( #lg )"/></g>'
+        '<rect id="c" data-href="#a"/><rect id="e" style="fill:url(#lg)"/></svg>'
+    )
+    assert rg._referencing(root) == {"root", "g1", "a", "g2", "u", "g3", "c", "e"}
+    assert rg._referencing(parse_svg('<svg xmlns="http://www.w3.org/2000/svg"><rect/></svg>')) == set()
+
+    def every_element(root):
+        out = set()
+        for el in root.iter():
+            if isinstance(el.tag, str) and any(
+                ("url(" in v and "#" in v) or (k.endswith("href") and v.strip().startswith("#"))
+                for k, v in el.attrib.items()
+            ):
+                out.update(a.get("id") for a in el.iterancestors() if a.get("id"))
+                if el.get("id"):
+                    out.add(el.get("id"))
+        return out
+
+    found = 0
+    for s in load_sources(("vector_bench", "svgeditbench")):
+        prep = prepare_source(s)
+        if prep is not None:
+            got = rg._referencing(prep.root)
+            assert got == every_element(prep.root), s.source_id
+            found += bool(got)
+    assert found > 100
+
+
+def test_copy_index_is_the_index_read_on_a_first_miss():
+    """repairgen._copy_index reads a whole-scene copy's ids at once (one XPath call, zipped with
+    the clean ids): the same map as _IdIndex's pass on its first miss; a tree with a repeated or
+    empty id falls back to that pass."""
+    import copy
+
+    import vector_gym.tasks.repairgen as rg
+    from vector_gym.tasks.repairgen_sources import prepare_source
+
+    for s in load_sources(("vector_bench", "svgeditbench"))[::25]:
+        prep = prepare_source(s)
+        if prep is None:
+            continue
+        tree = copy.deepcopy(prep.root)
+        fast = rg._copy_index(tree, rg._elements(prep))
+        slow = rg._IdIndex(tree)
+        slow[next(iter(rg._elements(prep)))]  # the first miss: reads every id
+        assert list(fast.items()) == list(slow.items()), s.source_id
+        assert all(fast[i].get("id") == i for i in fast)
+    root = parse_svg(
+        '<svg xmlns="http://www.w3.org/2000/svg"><rect id="a"/><rect id="a" x="1"/>'
+        '<rect id=""/><rect id="b"/></svg>'
+    )
+    index = rg._copy_index(root, rg.first_by_id(root))
+    assert index["a"] is root[0] and index["b"] is root[3]
+
+
+def test_respell_fast_reading_is_used_for_paths_without_arcs():
+    """respell_path reads a path without arcs by one findall per command (_respell_fast): it
+    takes most bundled paths, and its text is the field-by-field respelling's; a shorthand such
+    as 0.5.5 is split, a read that stops early is left to the span reading."""
+    import re
+
+    from vector_gym.tasks.repairgen_paths import _respell_fast
+
+    values = []
+    for s in load_sources(("vector_bench", "svgeditbench")):
+        values += re.findall(r'\sd="([^"]*)"', s.svg)
+    arc_free = [v for v in values if "a" not in v.lower() and path_points(v) is not None]
+    fast = [v for v in arc_free if _respell_fast(v) is not None]
+    assert len(fast) == len(arc_free) > 5000
+    assert all(_respell_fast(v) == " ".join(scan_path_texts(v)) for v in fast[::7])
+    assert _respell_fast("M0.5.5L-1-2 3e2,4z") == "M 0.5 .5 L -1 -2 3e2 4 z"
+    assert respell_path("M0.5.5L-1-2 3e2,4z") == "M 0.5 .5 L -1 -2 3e2 4 z"
+    assert _respell_fast("M0 0L1 x") is None
+
+
+def scan_path_texts(d):
+    """Command letters and number texts of ``d`` in text order, from scan_path's fields."""
+    fields = scan_path(d)[0]
+    letters = [(m.start(), m.group()) for m in re.finditer(r"[MmZzLlHhVvCcSsQqTt]", d)]
+    return [t for _s, t in sorted(letters + [(f.start, d[f.start : f.end]) for f in fields])]
+
+
+def test_insertion_trials_on_a_reduced_copy_equal_trials_on_the_whole_scene(monkeypatch):
+    """An insertion's trial runs on a copy holding only its element, the root's last child and
+    their ancestors (repairgen._insertion_copy) instead of the whole scene: tasks with
+    insertions (duplicates and stray marks, visible and invisible trials) are the same, field
+    by field, as with the whole scene copied for every insertion trial."""
+    import copy
+    from collections import Counter
+
+    import vector_gym.tasks.repairgen as rg
+
+    cfg = RepairGenConfig(split="all", max_repairs=6, operators=("insert", "recolor_fill", "delete"))
+    fast = [RepairGenerator(cfg, seed=5)[i] for i in range(100)]
+    kinds = Counter(d for t in fast for d in t.meta()["defects"])
+    assert kinds["insert_duplicate"] >= 20 and kinds["insert_stray"] >= 20, kinds
+    monkeypatch.setattr(rg, "_insertion_copy", lambda prep, part: copy.deepcopy(prep.root))
+    slow = [RepairGenerator(cfg, seed=5)[i] for i in range(100)]
+    for a, b in zip(fast, slow, strict=True):
+        assert a.source_svg == b.source_svg, a.task_id
+        assert a.meta()["visible_fraction"] == b.meta()["visible_fraction"], a.task_id
+        assert a == b, a.task_id

@@ -44,7 +44,7 @@ import hashlib
 import json
 import threading
 from collections import Counter, deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -327,11 +327,11 @@ class RepairGenerator:
     def _corrupt(self, prep: PreparedSource, n: int, rng: np.random.Generator) -> _Built | None:
         cfg = self.config
         source = copy.deepcopy(prep.root)
+        src_ids = _copy_index(source, _elements(prep))  # kept for the task: operators update it
         # The target is the clean tree itself until an operator must write it (only ``opacity``
         # does: it states the clean opacity), then a copy; every other operator only reads it.
         target = prep.root
         tgt_ids: Mapping[str, Any] = MappingProxyType(_elements(prep))
-        src_ids = _index(source)  # kept for the task: the operators update it as they edit
         taken = set(prep.ids)
         area = prep.width * prep.height
         by_render = cfg.visibility == "render" and clean_image(prep) is not None
@@ -346,7 +346,8 @@ class RepairGenerator:
             op = cfg.operators[int(rng.integers(len(cfg.operators)))]
             if prep.by_op is None:  # eligibility depends on the clean source only
                 prep.by_op = {o: [c for c in prep.candidates if eligible(o, c)] for o in OPERATORS}
-            pool = [c for c in prep.by_op[op] if c.id not in used]
+            # (before the first accepted corruption nothing is used: the list itself, uncopied)
+            pool = [c for c in prep.by_op[op] if c.id not in used] if used else prep.by_op[op]
             if not pool:
                 continue
             cand = pool[int(rng.integers(len(pool)))]
@@ -354,10 +355,11 @@ class RepairGenerator:
             # visible one is then applied (same random draws, same result) to the task's trees.
             # Each element is corrupted at most once, so its state is clean in both.
             # The trial runs on the element and its ancestors alone (an operator reads and
-            # writes nothing else; an insertion is placed among its siblings, so it gets the
-            # whole scene); a whole render rebuilds the whole trial (``whole``).
+            # writes nothing else; an insertion is placed after the element or after the
+            # root's last child, so it gets those too: _insertion_copy); a whole render
+            # rebuilds the whole trial (``whole``).
             trial_rng = _copy_rng(rng)
-            alone = copy.deepcopy(prep.root) if op == "insert" else _partial_copy(prep, cand.id)
+            alone = _insertion_copy(prep, cand.id) if op == "insert" else _partial_copy(prep, cand.id)
             alone_target = _partial_copy(prep, cand.id) if op == "opacity" else target
             alone_ctx = self._ctx(
                 prep,
@@ -365,8 +367,8 @@ class RepairGenerator:
                 alone_target,
                 set(taken),
                 None if op == "opacity" else tgt_ids,
-                # an insertion's trial looks one id up in its whole copy of the scene: by XPath,
-                # not by reading every id of it (the same element: the first of that id)
+                # an insertion's trial looks one id up in its copy: by XPath, not by reading
+                # every id of it (the same element: the first of that id)
                 _IdIndex(alone, read_all=False) if op == "insert" else None,
             )
             trial = apply_operator(op, alone_ctx, cand, trial_rng)
@@ -405,7 +407,7 @@ class RepairGenerator:
             else:
                 if op == "opacity" and target is prep.root:
                     target = copy.deepcopy(prep.root)
-                    tgt_ids = _index(target)
+                    tgt_ids = _copy_index(target, _elements(prep))
                 ctx = self._ctx(prep, source, target, taken, tgt_ids, src_ids)
                 corr = apply_operator(op, ctx, cand, rng)
                 if corr is None:  # cannot happen (same state, same draws); keep it consistent
@@ -550,9 +552,13 @@ def _sites_of(index: Mapping[str, Any], parts: set[str]) -> set[str]:
     return out
 
 
-#: Whether any attribute holds ``url(`` or has a name ending in ``href``: a superset of what
-#: :func:`_referencing` looks for, decided in one XPath pass (C) instead of a Python loop.
-_MAY_REFER = etree.XPath("boolean(//@*[contains(., 'url(') or contains(local-name(), 'href')])")
+#: The elements of a tree with an attribute that holds ``url(`` or has a name ending in
+#: ``href`` (XPath's ``*``: elements only, as :func:`_referencing`'s test of an lxml tag): a
+#: superset of the elements :func:`_referencing` takes, found in one XPath pass (C) instead of
+#: a Python loop over every element.
+_MAY_REFER_AT = etree.XPath(
+    "descendant-or-self::*[@*[contains(., 'url(') or contains(local-name(), 'href')]]"
+)
 
 
 def _referencing(root: Any) -> set[str]:
@@ -563,11 +569,8 @@ def _referencing(root: Any) -> set[str]:
     between the unchanged source and the target even though nothing it draws changed.
     """
     out: set[str] = set()
-    if not _MAY_REFER(root):  # no attribute that the test below could take: nothing refers
-        return out
-    for el in root.iter():
-        if not isinstance(el.tag, str):
-            continue
+    # the elements with an attribute that the test below could take (a superset, found in C)
+    for el in _MAY_REFER_AT(root):
         if any(
             ("url(" in v and "#" in v) or (k.endswith("href") and v.strip().startswith("#"))
             for k, v in el.attrib.items()
@@ -630,6 +633,30 @@ def _partial_copy(prep: PreparedSource, part: str) -> Any:
     if kept is None:
         kept = prep.partials[part] = reduced_copy(prep.root, [prep.elements[part]])
     return copy.deepcopy(kept)
+
+
+def _insertion_copy(prep: PreparedSource, part: str) -> Any:
+    """A copy of the clean scene for an insertion trial on element ``part``: only ``part``
+    (whole), the root's last child (whole) and their ancestors; the whole scene where that
+    last child is not an element.
+
+    ``op_insert`` reads and writes nothing else: a duplicate goes right after ``part``, a stray
+    mark after the root's last child (taking its tail), and the trial's visibility check reads
+    the trial only through the changed and inserted elements, their ancestors and the id of
+    each inserted element's previous sibling, which are the same here (a render that cannot
+    splice rebuilds the whole trial). Built once per element, like :func:`_partial_copy`.
+    """
+    _elements(prep)
+    key = (part, "insert")  # (the partial copies' cache; their keys are plain ids)
+    kept = prep.partials.get(key)
+    if kept is None:
+        last = prep.root[-1] if len(prep.root) else None
+        if last is None or not isinstance(last.tag, str):
+            kept = False
+        else:
+            kept = reduced_copy(prep.root, [prep.elements[part], last])
+        prep.partials[key] = kept
+    return copy.deepcopy(prep.root if kept is False else kept)
 
 
 #: Operators that only set attributes of the candidate element itself (no other element, no
@@ -715,6 +742,29 @@ class _IdIndex(dict):
 
 def _index(root: Any) -> dict[str, Any]:
     return _IdIndex(root)
+
+
+_WITH_ID = etree.XPath("descendant-or-self::*[@id]")
+
+
+def _copy_index(root: Any, ids: Iterable[str]) -> dict[str, Any]:
+    """The id index of ``root``, a fresh deep copy of a tree whose ids in document order are
+    ``ids`` (each once, as :func:`first_by_id` lists them), read at once: the k-th element of
+    the copy with an ``id`` attribute is the k-th id's where their counts agree (then no id is
+    repeated or empty), in one XPath call instead of :class:`_IdIndex`'s Python pass on its
+    first miss. The same map that pass gives on the untouched copy (every operator looks its
+    element up before it writes the tree); a later miss is an XPath look-up, as after that pass.
+    Elsewhere an :class:`_IdIndex` that reads on its first miss. (Only for whole scenes: on a
+    trial's copy of an element and its ancestors, about two elements, the XPath call costs more
+    than the pass: 2.5 against 1.8 us.)
+    """
+    ids = tuple(ids)
+    els = _WITH_ID(root)
+    if len(els) != len(ids):
+        return _IdIndex(root)
+    index = _IdIndex(root, read_all=False)
+    index.update(zip(ids, els, strict=True))
+    return index
 
 
 def _opposite(dx: float, dy: float) -> str:

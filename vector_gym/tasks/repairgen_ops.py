@@ -206,7 +206,7 @@ def _poly_area(pts: list[tuple[float, float]]) -> float:
 
 def _perimeter(pts: list[tuple[float, float]], closed: bool) -> float:
     seq = pts + pts[:1] if closed else pts
-    return sum(math.dist(a, b) for a, b in zip(seq, seq[1:], strict=False))
+    return sum(map(math.dist, seq, seq[1:]))  # the same distances, summed in the same order
 
 
 def _hex_of(value: str | None) -> str | None:
@@ -226,6 +226,7 @@ def analyse_element(el: Any, noun: str, referenced: set[str]) -> Candidate | Non
         return None
     g = el.get
     pts: list[tuple[float, float]] = []
+    bbox: tuple[float, float, float, float] | None = None  # set by a branch that has it
     area = 0.0
     length = 0.0
     path_ok = points_ok = False
@@ -274,14 +275,15 @@ def analyse_element(el: Any, noun: str, referenced: set[str]) -> Candidate | Non
         pts = list(read)
         if len(pts) < 2:
             return None
-        xs = [p[0] for p in pts]
-        ys = [p[1] for p in pts]
-        area = 0.55 * (max(xs) - min(xs)) * (max(ys) - min(ys))
+        xs, ys = zip(*pts, strict=True)
+        bbox = (min(xs), min(ys), max(xs), max(ys))
+        area = 0.55 * (bbox[2] - bbox[0]) * (bbox[3] - bbox[1])
         length = _perimeter(pts, False)
         path_ok = movable = True
-    xs = [p[0] for p in pts]
-    ys = [p[1] for p in pts]
-    bbox = (min(xs), min(ys), max(xs), max(ys))
+    if bbox is None:
+        xs = [p[0] for p in pts]
+        ys = [p[1] for p in pts]
+        bbox = (min(xs), min(ys), max(xs), max(ys))
     fill = _effective(el, "fill", "black")
     stroke = _effective(el, "stroke", "none")
     fill_rgba = parse_css_color(fill) if fill else None

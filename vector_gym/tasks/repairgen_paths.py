@@ -20,8 +20,9 @@ from typing import NamedTuple
 
 from vector_gym.svg.numbers import scan_number_spans
 from vector_gym.svg.path_data import _COMMAND_SPLIT as _PD_COMMAND_SPLIT
+from vector_gym.svg.path_data import _NUM_SEP as _PD_NUM_SEP
 from vector_gym.svg.path_data import _SET_SIZE as _PD_SET_SIZE
-from vector_gym.svg.path_data import PathSyntaxError, _read_numbers_fast, path_fields
+from vector_gym.svg.path_data import path_fields
 
 _PD_SPLIT = _PD_COMMAND_SPLIT.split
 
@@ -223,11 +224,14 @@ def _points_fast(d: str) -> tuple[tuple[float, float], ...] | None:
             continue
         if up == "A" or not args:
             return None
-        try:
-            vals = _read_numbers_fast(args)
-        except PathSyntaxError:
+        # _read_numbers_fast's reading, inline (a call and two list copies fewer per command):
+        # findall ends with one empty match at the end; any other empty token is a failure
+        toks = _PD_NUM_SEP.findall(args)
+        if toks.pop() or "" in toks:
             return None
-        if vals is None:
+        try:
+            vals = list(map(float, toks))
+        except ValueError:  # _read_numbers_fast's PathSyntaxError
             return None
         size = _PD_SET_SIZE[up]
         if len(vals) % size:
@@ -350,6 +354,10 @@ def respell_path(d: str) -> str | None:
     # is built (half of a respelling's time).
     if not isinstance(d, str) or path_points(d) is None:
         return None
+    if "A" not in d and "a" not in d:
+        fast = _respell_fast(d)
+        if fast is not None:
+            return fast
     fields = [_Span(f[0], f[1]) for _c, _k, spans in path_fields(d) for f in spans]
     out: list[str] = []
     fi = 0
@@ -364,6 +372,25 @@ def respell_path(d: str) -> str | None:
         f = fields[fi]
         out.append(d[f.start : f.end])
         fi += 1
+    return " ".join(out)
+
+
+def _respell_fast(d: str) -> str | None:
+    """:func:`respell_path` of ``d``, a path without arcs that :func:`path_points` reads: each
+    command's numbers read by one ``findall`` of the reader's number pattern (the same greedy
+    reading, match after match, as :func:`path_fields`'s, so the same texts), joined with the
+    letters; None (the caller reads the spans) where a read stops before the end."""
+    pieces = _PD_SPLIT(d)
+    out: list[str] = []
+    for k in range(1, len(pieces), 2):
+        out.append(pieces[k])
+        args = pieces[k + 1].strip()
+        if not args:
+            continue  # a Z (path_points read d: no other command is empty)
+        toks = _PD_NUM_SEP.findall(args)
+        if toks[-1] != "" or "" in toks[:-1]:
+            return None
+        out += toks[:-1]
     return " ".join(out)
 
 

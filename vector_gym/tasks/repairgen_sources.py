@@ -144,7 +144,9 @@ class PreparedSource:
     by_op: Any = None  # operator -> candidates it may apply to (repairgen_ops.eligible), lazily
     render_form: Any = None  # clean render form for incremental trial renders (repairgen_visibility)
     elements: Any = None  # id -> element of ``root`` (built on first use)
-    partials: Any = None  # id -> reduced copy of ``root`` holding that element (kept pristine)
+    #: id -> reduced copy of ``root`` holding that element (kept pristine); (id, "insert") -> the
+    #: copy for an insertion trial on it (repairgen._insertion_copy; False: the whole scene)
+    partials: Any = None
     text: Any = None  # serialise(root), kept (the target text of most tasks)
     referencing: Any = None  # ids holding a local reference, and their ancestors (repairgen)
     #: held while a visibility trial edits ``render_form`` in place (repairgen_visibility): a
@@ -398,7 +400,8 @@ def _structurally_valid(root: Any, valid_d: set[str] = frozenset()) -> bool:
                 return False
             if name == "href" and value.strip().startswith("#") and value.strip()[1:] not in ids:
                 return False
-            for m in _URL_REF.finditer(value):
+            # (a reference needs "url(": most values, path data above all, hold no "(")
+            for m in _URL_REF.finditer(value) if "(" in value else ():
                 if m.group(1) not in ids:
                     return False
         if local(el.tag) == "style" and el.text:
@@ -470,7 +473,8 @@ def prepare_source(source: CleanSource) -> PreparedSource | None:
         if not isinstance(el.tag, str):
             continue
         for key, value in el.attrib.items():
-            referenced.update(m.group(1) for m in _URL_REF.finditer(value))
+            if "(" in value:  # as in _structurally_valid
+                referenced.update(m.group(1) for m in _URL_REF.finditer(value))
             if key.rsplit("}", 1)[-1] == "href" and value.strip().startswith("#"):
                 referenced.add(value.strip()[1:])
     candidates = []

@@ -666,7 +666,9 @@ def _union(old_fp: Any, placed: list[Any]) -> np.ndarray | None:
     words = rgba.view(np.uint32).reshape(-1)
     if old_fp.size:
         words[old_fp] = 1
-    return np.flatnonzero(words)
+    # (the same indices: numpy finds the non-zero entries of a bool array several times faster
+    # than of a uint32 one, 3.5 against 21 us here, even with the compare)
+    return np.flatnonzero(words != 0)
 
 
 def _draw_segments(

@@ -191,6 +191,9 @@ LEFT_TO_THE_TREE = [
     '<linearGradient id="g"/><rect width="4" height="4"/>',
     '<rect width="4" height="4" fill="url(#g)"/>',
     '<rect width="4" height="4" stroke-width="0.000000000000000000000001"/>',
+    # a plain style the tree's style reader refuses (no "+" in a declaration's value)
+    '<polygon style="stroke:#000;stroke-miterlimit:+4" points="1,9 9,8 1,7"/>',
+    '<line style="stroke:#000;stroke-miterlimit:+10" x1="1" y1="1" x2="9" y2="9"/>',
 ]
 
 

@@ -92,11 +92,13 @@ _POS = r"0*+(?:[1-9][0-9]*+\.?+[0-9]*+|\.0{0,20}+[1-9][0-9]*+)"
 _UNIT_V = r"(?:0*+\.[0-9]++|0++\.?+|0*+1(?:\.0*+)?+)"  # a plain number in [0, 1]
 _PAINT_V = r"(?:#[0-9a-fA-F]{3}(?:[0-9a-fA-F]{3})?|none|white|black)"
 _ANY = r'[^"<]*+'  # (a "<" is no value's: expat's error; see lower_skia_subset_text_intact)
+# A declaration's number: a plain number without a "+" (which .subset._STYLE_VALUE refuses).
+_DECL_NUM = r"-?+(?:[0-9]++\.?+[0-9]*+|\.[0-9]++)"
 # A style of declarations that skia reads as it reads the same presentation attributes (its
 # SVG parser sets each declaration of a style attribute through the attribute's own parser, in
 # order): no whitespace, each value in a syntax of its attribute above, keywords for the rest.
 _DECL_SHARED = (
-    rf"stroke:{_PAINT_V}|stroke-width:{_POS}|stroke-miterlimit:{_NUM}"
+    rf"stroke:{_PAINT_V}|stroke-width:{_POS}|stroke-miterlimit:{_DECL_NUM}"
     rf"|(?:stroke-)?+opacity:{_UNIT_V}|fill-rule:(?:nonzero|evenodd)"
     rf"|stroke-linecap:(?:butt|round|square)|stroke-linejoin:(?:miter|round|bevel)"
     r"|enable-background:[a-z0-9. ]*+"  # Illustrator's; skia reads no such property, the tree drops it

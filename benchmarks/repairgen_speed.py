@@ -287,6 +287,31 @@ quiet machine's. Every generated task is unchanged:
 ``benchmarks/repairgen_identity.py --compare`` on the hashes written on main: identical (5,700
 tasks of eight configurations).
 
+Session 10 (issue 16 item 5 again: could a source's first use compute its per-child data only
+for the children a task reads?). Counted, not built. Stage timers on main e50c31a, default
+configuration, warm (tasks 1000-1999 of seed 0 after 0-999), ``taskset -c 1``, load 0.7-1.3 on
+2 cores (the timers slow the run to 280-303 tasks/s), CPU ms per warm task::
+
+    source preparation, first use (384 sources)       0.34
+    clean scene's render form and image (336)         0.22   (normaliser 0.08)
+    first two trials of a new form (whole draws)      0.20
+    candidate exposures computed (348)                0.18
+    segments built (191 forms)                        0.15-0.17
+      of it touch boxes (1,179 children)              0.08
+
+Per-child work happens only in the segments, and they are already built late (on a form's third
+trial). The 191 forms segmented in the warm run hold 1,179 children (6.2 per form: mostly
+emoji); every one gets its parsed document and touch box, and the 400 segment trials those
+forms get within the same 1,000 tasks box-test 704 children and draw or change 1,048 (89%).
+The check that the segments redraw the clean picture draws every child's document anyway. So
+lazy per-child data could save at most the whole segment build, 0.17 ms a task, and in practice
+the 11% of children never read, about 0.02 ms: far from the 0.7 ms wanted. The rest of first use
+is read by every task or is lazy already: the clean image (every trial compares with it; a task
+needs it to choose the render rule), exposures (computed per candidate on its first read), and
+preparation, whose analysis of every element decides the candidate pool and so the random
+draws; within it (all 2,148 sources, cold, 1.83 s with timers) reading path points is 27%,
+``analyse_element`` 25%, the structural check 8% and parsing 8%. Nothing was changed.
+
 Usage::
 
     .venv/bin/python benchmarks/repairgen_speed.py [--n 1000]

@@ -239,7 +239,9 @@ in tree copies and 4% in the id index's first Python pass. What was cut:
 - preparation: a value is searched for ``url(`` references only when it holds a ``(`` (path
   data never does), a path without arcs is respelled from one ``findall`` per command
   (``_respell_fast``: 11,508 of the 11,573 bundled paths; tested equal to the span reading),
-  ``_points_fast`` reads numbers inline (0.50 -> 0.47 s for the bundled paths),
+  (``_points_fast`` reading numbers inline instead of calling ``_read_numbers_fast`` gave 0.50
+  -> 0.47 s for the bundled paths, about 2.6 us a path; taken back in review as a copy of
+  that reader),
   ``analyse_element`` reads a path's points once for its box; preparing all 2,148 sources with
   cold caches 2.04 -> 1.70 s (median of alternating runs);
 - the source's (and an opacity target's) id index is read by one XPath call zipped with the

@@ -22,7 +22,7 @@ from vector_gym.svg.numbers import scan_number_spans
 from vector_gym.svg.path_data import _COMMAND_SPLIT as _PD_COMMAND_SPLIT
 from vector_gym.svg.path_data import _NUM_SEP as _PD_NUM_SEP
 from vector_gym.svg.path_data import _SET_SIZE as _PD_SET_SIZE
-from vector_gym.svg.path_data import path_fields
+from vector_gym.svg.path_data import PathSyntaxError, _read_numbers_fast, path_fields
 
 _PD_SPLIT = _PD_COMMAND_SPLIT.split
 
@@ -224,14 +224,11 @@ def _points_fast(d: str) -> tuple[tuple[float, float], ...] | None:
             continue
         if up == "A" or not args:
             return None
-        # _read_numbers_fast's reading, inline (a call and two list copies fewer per command):
-        # findall ends with one empty match at the end; any other empty token is a failure
-        toks = _PD_NUM_SEP.findall(args)
-        if toks.pop() or "" in toks:
-            return None
         try:
-            vals = list(map(float, toks))
-        except ValueError:  # _read_numbers_fast's PathSyntaxError
+            vals = _read_numbers_fast(args)
+        except PathSyntaxError:
+            return None
+        if vals is None:
             return None
         size = _PD_SET_SIZE[up]
         if len(vals) % size:

@@ -267,6 +267,20 @@ def _unstyle(m: re.Match) -> str:
     return _start_tag(name, attrib, end == "/>")
 
 
+def _ellipse_path(pre: str, post: str, cx: int, cy: int, rx: float, ry: float) -> str:
+    """The path :func:`.subset._ellipse_d` writes for an ellipse (or a circle, ``rx == ry``)
+    with whole-number centre ``(cx, cy)`` and radii ``0 < rx, ry < 1e9`` (float sums, ``.10g``,
+    as there), between the element's other attributes ``pre`` and ``post``."""
+    x0 = str(cx)
+    y0 = str(cy)
+    x1 = f"{cx + rx:.10g}"
+    arc = f"A{rx:.10g} {ry:.10g} 0 0 1 "
+    return (
+        f'<path{pre}{post} d="M{x1} {y0}{arc}{x0} {cy + ry:.10g}{arc}{cx - rx:.10g} {y0}'
+        f'{arc}{x0} {cy - ry:.10g}{arc}{x1} {y0}Z"/>'
+    )
+
+
 def _rewrite(m: re.Match) -> str:
     """One circle, ellipse, line or path as :func:`.subset.lower_skia_subset` writes it.
 
@@ -297,14 +311,7 @@ def _rewrite(m: re.Match) -> str:
             if not r > 0:
                 return _dropped()  # zero radius: removed
             if r < 1e9:  # .subset._ellipse_d: the sums are floats, as there
-                x0 = str(cx)
-                y0 = str(cy)
-                x1 = f"{cx + r:.10g}"
-                arc = f"A{r:.10g} {r:.10g} 0 0 1 "
-                return (
-                    f'<path{pre}{post} d="M{x1} {y0}{arc}{x0} {cy + r:.10g}{arc}{cx - r:.10g} {y0}'
-                    f'{arc}{x0} {cy - r:.10g}{arc}{x1} {y0}Z"/>'
-                )
+                return _ellipse_path(pre, post, cx, cy, r, r)
         d = _round_d("circle", {"cx": cxs, "cy": cys, "r": rs})
         if d is None:
             return _dropped()  # zero or negative radius: removed
@@ -319,16 +326,7 @@ def _rewrite(m: re.Match) -> str:
             if not (rx > 0 and ry > 0):
                 return _dropped()  # zero or negative radius: removed
             if rx < 1e9 and ry < 1e9:
-                cx = int(cxs)
-                cy = int(cys)
-                x0 = str(cx)
-                y0 = str(cy)
-                x1 = f"{cx + rx:.10g}"
-                arc = f"A{rx:.10g} {ry:.10g} 0 0 1 "
-                return (
-                    f'<path{pre}{post} d="M{x1} {y0}{arc}{x0} {cy + ry:.10g}{arc}{cx - rx:.10g} {y0}'
-                    f'{arc}{x0} {cy - ry:.10g}{arc}{x1} {y0}Z"/>'
-                )
+                return _ellipse_path(pre, post, int(cxs), int(cys), rx, ry)
         d = _round_d("ellipse", {"cx": cxs, "cy": cys, "rx": rxs, "ry": rys})
         if d is None:
             return _dropped()  # zero or negative radius: removed
